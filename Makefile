@@ -1,0 +1,42 @@
+# ctx: make demo runs the main job on the bundled examples; make test runs
+# every test. Both work on a fresh machine with Go and nothing else.
+
+GO      ?= go
+BIN     ?= bin
+GOFILES  = $(shell git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*')
+
+.PHONY: all build install test vet fmt-check unit demo bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+install:
+	$(GO) install ./cmd/...
+
+# Every test: vet, formatting, unit tests and the testscript suite.
+test: vet fmt-check unit
+
+vet:
+	$(GO) vet ./...
+
+fmt-check:
+	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+unit:
+	$(GO) test -count=1 ./...
+
+demo: build
+	./examples/demo.sh $(BIN)
+
+bench: build
+	./bench/run.sh $(BIN)
+
+# Run every fuzz target for FUZZTIME each (default 30s).
+FUZZTIME ?= 30s
+fuzz:
+	./bench/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,195 @@
+// Package packcmd is ctx pack: an execution log in, a pack out.
+package packcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+	"github.com/contextsubstrate/ctx/lib/verify"
+)
+
+const name = "ctx-pack"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx pack [flags] LOG|-",
+		Summary:  "Store an execution log as an immutable, content-addressed pack.",
+		Help: `LOG is a JSON execution log, or the same content as NDJSON events (one
+{"event": "run"|"prompt"|"input"|"step"|"output", ...} per line); '-' reads
+either form from standard input. Every piece of content becomes a blob under
+.ctx/objects/, the manifest is written in RFC 8785 canonical form, and the
+pack's name, ctx://<sha256 of the manifest>, is printed. The same log always
+gives the same name.
+
+Content is given as text (content, output), base64 (content_base64,
+output_base64), a file (path, output_path; read in a stream, relative to
+--root, never outside it) or an object already stored (content_ref,
+output_ref). A log with any problem is reported in full, one line per
+problem with its JSON path, and nothing is stored.
+
+For every output whose file exists under the root with the recorded
+content, a provenance sidecar <file>.ctx.json is written beside it (see
+'ctx verify').`,
+		Examples: `ctx pack run.json
+agent-run | ctx pack -
+ctx pack --tag baseline --json run.json | jq -r .hash
+ctx convert session.jsonl | ctx pack -`,
+	}
+}
+
+type config struct {
+	store      string
+	root       string
+	strict     bool
+	json       bool
+	tags       cli.Strings
+	noSidecars bool
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.StringVar(&c.root, "root", "", "resolve relative `dir`ectory paths of the log against this directory (default: the log's directory; for -, the current directory)")
+	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields as errors")
+	fs.BoolVar(&c.json, "json", false, "print {hash, uri, objects_written, objects_reused, bytes_written}")
+	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
+	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "do not write <output>.ctx.json provenance sidecars")
+}
+
+// Main runs ctx pack with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx pack.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return cli.Usagef("ctx pack takes one log file, or - for standard input")
+	}
+	msg := cli.Messenger{Name: name, W: stderr}
+	st, err := cli.OpenStore(cfg.store)
+	if err != nil {
+		return err
+	}
+
+	src, root, in := args[0], cfg.root, stdin
+	if src == "-" {
+		src = "standard input"
+		if root == "" {
+			root = "."
+		}
+	} else {
+		f, err := os.Open(src)
+		if err != nil {
+			return cli.Errorf(cli.ExitTrouble, "cannot read log %s: %v", src, unwrap(err))
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return cli.Errorf(cli.ExitTrouble, "cannot read log %s: it is a directory", src)
+		}
+		in = f
+		if root == "" {
+			root = filepath.Dir(src)
+		}
+	}
+	for _, t := range cfg.tags {
+		if err := store.CheckTagName(t); err != nil {
+			return cli.Usagef("--tag: %v", err)
+		}
+	}
+
+	batch := st.NewBatch()
+	stop := cli.OnSignal(batch.Abort)
+	defer stop()
+	res, err := pack.Build(in, batch, pack.Options{
+		Root:            root,
+		Strict:          cfg.strict,
+		SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH"),
+		Store:           st,
+		Warn:            func(s string) { msg.Warnf("%s", s) },
+	})
+	if err != nil {
+		batch.Abort()
+		return logError(src, err)
+	}
+	m := res.Manifest
+	pub, err := pack.Publish(st, batch, m, cfg.tags, time.Now())
+	if err != nil {
+		batch.Abort()
+		return cli.Errorf(cli.ExitTrouble, "cannot store the pack: %v", err)
+	}
+	stop()
+
+	if !cfg.noSidecars {
+		for _, a := range res.Artifacts {
+			if err := verify.WriteSidecar(m, a.Output, a.Path); err != nil {
+				msg.Warnf("outputs[%d]: %v", a.Output, err)
+			}
+		}
+	}
+
+	if cfg.json {
+		return cli.WriteJSON(stdout, report{
+			Hash:           pub.Hash.String(),
+			URI:            pub.Hash.URI(),
+			ObjectsWritten: pub.Stats.Written,
+			ObjectsReused:  pub.Stats.Reused,
+			BytesWritten:   pub.Stats.BytesWritten,
+		})
+	}
+	_, err = fmt.Fprintln(stdout, pub.Hash.URI())
+	return err
+}
+
+// report is what --json prints.
+type report struct {
+	Hash           string `json:"hash"`
+	URI            string `json:"uri"`
+	ObjectsWritten int    `json:"objects_written"`
+	ObjectsReused  int    `json:"objects_reused"`
+	BytesWritten   int64  `json:"bytes_written"`
+}
+
+// logError turns what Build reports into the message format: every problem
+// on its own line, then a hint that nothing was stored.
+func logError(src string, err error) error {
+	var ve *pack.ValidationError
+	var se *pack.SyntaxError
+	switch {
+	case errors.As(err, &ve):
+		n := len(ve.Problems) + ve.More
+		plural := "s"
+		if n == 1 {
+			plural = ""
+		}
+		e := &cli.Error{Code: cli.ExitTrouble, Err: err}
+		return e.WithHint("%s: %d problem%s; nothing was stored", src, n, plural)
+	case errors.As(err, &se):
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, se).WithHint("nothing was stored")
+	}
+	return cli.Errorf(cli.ExitTrouble, "%s: %v", src, err).WithHint("nothing was stored")
+}
+
+// unwrap drops the "open FILE:" prefix of a path error, which the message
+// already names.
+func unwrap(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,306 @@
+// Package showcmd is ctx show: a pack at a glance, or its manifest as JSON.
+package showcmd
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+const name = "ctx-show"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx show [flags] PACK",
+		Summary:  "Show a pack: model, prompts, inputs, steps, outputs and environment.",
+		Help: `PACK is ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex digits,
+latest, or a tag. The human summary reads the manifest and the prompt
+blobs, each verified against its hash; --json prints the manifest itself
+with its "hash" field, ready for jq.`,
+		Examples: `ctx show latest
+ctx show 3f2b71b8
+ctx show --json ctx://3f2b71b8... | jq '.steps[] | {index, tool}'`,
+	}
+}
+
+type config struct {
+	store string
+	json  bool
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.BoolVar(&c.json, "json", false, "print the manifest as JSON, with its hash")
+}
+
+// Main runs ctx show with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx show.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return cli.Usagef("ctx show takes one pack name")
+	}
+	st, err := cli.OpenStore(cfg.store)
+	if err != nil {
+		return err
+	}
+	h, err := st.ResolvePack(args[0])
+	if err != nil {
+		return nameError(err)
+	}
+	raw, err := st.ReadAll(h)
+	if err != nil {
+		return nameError(err)
+	}
+	m, err := pack.Parse(raw)
+	if err != nil {
+		if errors.Is(err, pack.ErrNotPack) {
+			return cli.Errorf(cli.ExitTrouble, "object %s is not a pack manifest", h)
+		}
+		return cli.Errorf(cli.ExitTrouble, "pack %s: %v", h, err)
+	}
+	m.Hash = h.String()
+	if cfg.json {
+		// The stored bytes are canonical; put the hash first, which is where
+		// a reader looks for it.
+		doc := make([]byte, 0, len(raw)+80)
+		doc = append(doc, `{"hash":"`...)
+		doc = append(doc, h.String()...)
+		doc = append(doc, `",`...)
+		doc = append(doc, raw[1:]...)
+		return cli.WriteRawJSON(stdout, doc)
+	}
+	w := bufio.NewWriter(stdout)
+	err = summary(w, st, m, cli.UseColor(stdout))
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// nameError maps resolution errors to messages with hints.
+func nameError(err error) error {
+	var amb *store.AmbiguousError
+	var bad *store.BadNameError
+	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
+	switch {
+	case errors.As(err, &amb):
+		for _, c := range amb.Candidates {
+			e.WithHint("candidate %s", c)
+		}
+	case errors.As(err, &bad):
+	case errors.Is(err, store.ErrNotFound):
+		e.WithHint("'ctx log' lists the packs in this store")
+	}
+	return e
+}
+
+// summary writes the human view: a header block, then one section per part
+// of the pack, one line per item, so a 200-step pack reads at a glance.
+func summary(w io.Writer, st *store.Store, m *pack.Manifest, color bool) error {
+	bold := func(s string) string { return cli.Paint(color, "1", s) }
+	dim := func(s string) string { return cli.Paint(color, "2", s) }
+	var firstErr error
+	blob := func(h store.Hash) (string, int64) {
+		b, err := st.ReadAll(h)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			return "[" + err.Error() + "]", -1
+		}
+		return firstLine(b), int64(len(b))
+	}
+
+	fmt.Fprintf(w, "%s     %s\n", bold("pack"), m.Hash)
+	fmt.Fprintf(w, "created  %s\n", m.Created)
+	fmt.Fprintf(w, "model    %s", m.Model.Identifier)
+	if p := compact(m.Model.Parameters); p != "{}" && p != "" {
+		fmt.Fprintf(w, "  %s", p)
+	}
+	fmt.Fprintln(w)
+	if m.Parent != nil {
+		fmt.Fprintf(w, "parent   %s\n", m.Parent)
+	}
+	if m.SystemPrompt != nil {
+		line, n := blob(*m.SystemPrompt)
+		fmt.Fprintf(w, "system   %s %s\n", line, dim(size(n)))
+	} else {
+		fmt.Fprintf(w, "system   %s\n", dim("(none)"))
+	}
+
+	fmt.Fprintf(w, "\n%s (%d)\n", bold("prompts"), len(m.Prompts))
+	for i, p := range m.Prompts {
+		line, n := blob(p.ContentRef)
+		fmt.Fprintf(w, "  %d  %-9s %s %s\n", i, p.Role, line, dim(size(n)))
+	}
+
+	fmt.Fprintf(w, "\n%s (%d)\n", bold("inputs"), len(m.Inputs))
+	width := 0
+	for _, f := range m.Inputs {
+		width = max(width, utf8.RuneCountInString(f.Name))
+	}
+	for _, f := range m.Inputs {
+		fmt.Fprintf(w, "  %-*s  %9s  %s\n", width, f.Name, size(f.Size), dim(f.ContentRef.Short()))
+	}
+
+	fmt.Fprintf(w, "\n%s (%d)\n", bold("steps"), len(m.Steps))
+	if len(m.Steps) > 0 {
+		toolW, typeW := 4, 4
+		for _, s := range m.Steps {
+			toolW = max(toolW, min(utf8.RuneCountInString(s.Tool), 24))
+			typeW = max(typeW, utf8.RuneCountInString(s.Type))
+		}
+		idxW := len(fmt.Sprint(len(m.Steps) - 1))
+		fmt.Fprintf(w, "  %s\n", dim(fmt.Sprintf("%*s  %-*s  %-*s  %9s  %-5s  %s", idxW, "#", typeW, "type", toolW, "tool", "output", "det", "parameters")))
+		for _, s := range m.Steps {
+			out := "-"
+			if s.OutputSize != nil {
+				out = size(*s.OutputSize)
+			}
+			det := "no"
+			if s.Deterministic {
+				det = "yes"
+			}
+			fmt.Fprintf(w, "  %*d  %-*s  %-*s  %9s  %-5s  %s\n", idxW, s.Index, typeW, s.Type, toolW, clip(s.Tool, 24), out, det, params(s.Parameters, 72))
+		}
+	}
+
+	fmt.Fprintf(w, "\n%s (%d)\n", bold("outputs"), len(m.Outputs))
+	width = 0
+	for _, o := range m.Outputs {
+		width = max(width, utf8.RuneCountInString(o.Name))
+	}
+	for _, o := range m.Outputs {
+		fmt.Fprintf(w, "  %-*s  %9s  %s", width, o.Name, size(o.Size), dim(o.ContentRef.Short()))
+		if o.Confidence != "" {
+			fmt.Fprintf(w, "  confidence %s", o.Confidence)
+		}
+		if o.Notes != "" {
+			fmt.Fprintf(w, "  notes %q", clip(o.Notes, 60))
+		}
+		fmt.Fprintln(w)
+	}
+
+	fmt.Fprintf(w, "\n%s\n", bold("environment"))
+	env := m.Env()
+	var parts []string
+	for _, kv := range [][2]string{{"os", env.OS}, {"arch", env.Arch}, {"runtime", env.Runtime}} {
+		if kv[1] != "" {
+			parts = append(parts, kv[0]+" "+kv[1])
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "  %s\n", strings.Join(parts, "  "))
+	}
+	if len(env.ToolVersions) > 0 {
+		names := make([]string, 0, len(env.ToolVersions))
+		for k := range env.ToolVersions {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for i, k := range names {
+			names[i] = k + " " + env.ToolVersions[k]
+		}
+		fmt.Fprintf(w, "  tools %s\n", strings.Join(names, ", "))
+	}
+	if len(parts) == 0 && len(env.ToolVersions) == 0 {
+		fmt.Fprintf(w, "  %s\n", dim("(none recorded)"))
+	}
+	if firstErr != nil {
+		return cli.Errorf(cli.ExitTrouble, "%v", firstErr).WithHint("run 'ctx fsck' to check the whole store")
+	}
+	return nil
+}
+
+// firstLine returns the first non-empty line of b, clipped for one line of
+// output, or a note for binary content.
+func firstLine(b []byte) string {
+	if !utf8.Valid(b) {
+		return "(binary)"
+	}
+	s := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	return clip(s, 72)
+}
+
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// size formats a byte count: "612 B", "1.5 KiB".
+func size(n int64) string {
+	switch {
+	case n < 0:
+		return ""
+	case n < 1024:
+		return fmt.Sprintf("%d B", n)
+	}
+	f, units := float64(n), []string{"KiB", "MiB", "GiB", "TiB"}
+	for i := range units {
+		f /= 1024
+		if f < 1024 || i == len(units)-1 {
+			return fmt.Sprintf("%.1f %s", f, units[i])
+		}
+	}
+	return ""
+}
+
+func compact(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return string(raw)
+	}
+	return buf.String()
+}
+
+// params renders a step's parameters as key=value pairs, values compact and
+// clipped, so the key parameters fit on the step's line.
+func params(raw json.RawMessage, n int) string {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || len(obj) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := compact(obj[k])
+		var s string
+		if json.Unmarshal(obj[k], &s) == nil && !strings.ContainsAny(s, " \n\t\"") && s != "" {
+			v = s
+		}
+		parts = append(parts, k+"="+clip(strings.ReplaceAll(v, "\n", `\n`), 48))
+	}
+	return clip(strings.Join(parts, " "), n)
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes of the contract, in one place so a finding, trouble and a failed
+// replay can never be confused.
+const (
+	ExitOK      = 0 // success: no drift, exact replay, all verified, store intact
+	ExitFinding = 1 // drift found, replay degraded, verification failed, fsck problems
+	ExitTrouble = 2 // usage error, malformed input, not found, no store, I/O error
+	ExitFailed  = 3 // replay failed: some step could not execute
+)
+
+// Error is an error that carries the exit code it maps to and optional hints.
+// An Error with a nil Err exits with Code and prints nothing: the command has
+// already said what it found on stdout.
+type Error struct {
+	Code  int
+	Err   error
+	Hints []string
+	usage bool // add a pointer to --help
+}
+
+// Error returns the message of the wrapped error.
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the wrapped error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// WithHint adds a hint line printed after the error.
+func (e *Error) WithHint(format string, args ...any) *Error {
+	e.Hints = append(e.Hints, fmt.Sprintf(format, args...))
+	return e
+}
+
+// Errorf returns an Error with the given exit code and message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
+// Wrap attaches an exit code to err; a nil err stays nil.
+func Wrap(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Code: code, Err: err}
+}
+
+// Usagef reports a usage error: exit 2 with a pointer to the verb's --help.
+func Usagef(format string, args ...any) *Error {
+	return &Error{Code: ExitTrouble, Err: fmt.Errorf(format, args...), usage: true}
+}
+
+// Exit returns an error that ends the program with code and prints nothing.
+func Exit(code int) error {
+	if code == ExitOK {
+		return nil
+	}
+	return &Error{Code: code}
+}
+
+// ExitCode maps an error returned by a command to its exit code: nil is 0, an
+// *Error carries its own, anything else is trouble (2).
+func ExitCode(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ExitTrouble
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"syscall"
+)
+
+// RunFunc is the shape of every verb: arguments without the program name,
+// and the three streams.
+type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+
+// Main runs a verb with the process's arguments and streams and returns the
+// exit code; it is the one place where errors become exit codes and
+// messages. Signals keep their default effect (see OnSignal).
+func Main(name string, run RunFunc) int {
+	err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	return Report(name, err, os.Stderr)
+}
+
+// Report prints err in the message format (`ctx-pack: error: ...`, one line
+// per line of the message, then hints) and returns its exit code. Help
+// requests and broken pipes print nothing.
+func Report(name string, err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	if errors.Is(err, syscall.EPIPE) {
+		// The reader went away (`ctx log | head -1`): nothing to say.
+		return ExitOK
+	}
+	code := ExitCode(err)
+	var e *Error
+	if errors.As(err, &e) && e.Err == nil {
+		return code
+	}
+	m := Messenger{Name: name, W: stderr}
+	for _, line := range strings.Split(strings.TrimRight(err.Error(), "\n"), "\n") {
+		m.Errorf("%s", line)
+	}
+	if e != nil {
+		for _, h := range e.Hints {
+			m.Hintf("%s", h)
+		}
+		if e.usage {
+			m.Hintf("see '%s --help'", strings.Replace(name, "ctx-", "ctx ", 1))
+		}
+	}
+	return code
+}
+
+// Messenger writes messages in the format every verb shares:
+// `ctx-VERB: error: ...`, `ctx-VERB: warning: ...`, `ctx-VERB: hint: ...`.
+type Messenger struct {
+	Name string
+	W    io.Writer
+}
+
+// Errorf prints an error line.
+func (m Messenger) Errorf(format string, args ...any) { m.print("error", format, args...) }
+
+// Warnf prints a warning line.
+func (m Messenger) Warnf(format string, args ...any) { m.print("warning", format, args...) }
+
+// Hintf prints a hint line.
+func (m Messenger) Hintf(format string, args ...any) { m.print("hint", format, args...) }
+
+// Notef prints an informational line (`ctx-init: note: ...`).
+func (m Messenger) Notef(format string, args ...any) { m.print("note", format, args...) }
+
+func (m Messenger) print(kind, format string, args ...any) {
+	fmt.Fprintf(m.W, "%s: %s: %s\n", m.Name, kind, fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+
+	"github.com/mattn/go-isatty"
+)
+
+// IsTerminal reports whether w is a terminal. Only decoration depends on it
+// (colour, JSON indentation, progress), never the format.
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	if !ok {
+		return false
+	}
+	return isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+}
+
+// UseColor reports whether human output to w may be coloured: only on a
+// terminal, and never when NO_COLOR is set or TERM is dumb.
+func UseColor(w io.Writer) bool {
+	if _, ok := os.LookupEnv("NO_COLOR"); ok {
+		return false
+	}
+	if os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	return IsTerminal(w)
+}
+
+// Paint wraps s in an ANSI colour when on is true. code is an SGR parameter
+// such as "31" (red), "32" (green), "33" (yellow), "1" (bold), "2" (dim).
+func Paint(on bool, code, s string) string {
+	if !on || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// WriteJSON writes v as one JSON document: indented on a terminal, one line
+// otherwise, HTML escaping off.
+func WriteJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if IsTerminal(w) {
+		enc.SetIndent("", "  ")
+	}
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// WriteRawJSON writes an already encoded JSON document, indenting it on a
+// terminal, followed by a newline.
+func WriteRawJSON(w io.Writer, doc []byte) error {
+	var buf bytes.Buffer
+	if IsTerminal(w) {
+		if err := json.Indent(&buf, doc, "", "  "); err != nil {
+			return err
+		}
+	} else {
+		buf.Write(doc)
+	}
+	buf.WriteByte('\n')
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// NewNDJSON returns an encoder that writes one record per line, HTML
+// escaping off, whether or not w is a terminal.
+func NewNDJSON(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}

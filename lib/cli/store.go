@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"flag"
+	"os"
+
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// StoreFlag registers --store (CTX_STORE) on fs.
+func StoreFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "store", "", "the `.ctx` directory to use (default: the nearest .ctx in this directory or a parent)")
+}
+
+// OpenStore opens the store named by --store, else the nearest .ctx in the
+// current directory or a parent, like git finds .git.
+func OpenStore(flagValue string) (*store.Store, error) {
+	root := flagValue
+	if root == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, Wrap(ExitTrouble, err)
+		}
+		var ok bool
+		if root, ok = store.Find(wd); !ok {
+			return nil, Errorf(ExitTrouble, "no .ctx store found (run 'ctx init')")
+		}
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		return nil, Wrap(ExitTrouble, err)
+	}
+	return st, nil
+}
+
+// FindStore is OpenStore for verbs that can work without a store (diff of
+// two log files): it returns nil, nil when no store is found and none was
+// named.
+func FindStore(flagValue string) (*store.Store, error) {
+	if flagValue == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil
+		}
+		if _, ok := store.Find(wd); !ok {
+			return nil, nil
+		}
+	}
+	return OpenStore(flagValue)
+}

@@ -1,0 +1,834 @@
+package pack
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Sink receives the content of a log while it is read. A store.Batch is
+// one (nothing becomes visible until it is committed); HashSink only hashes.
+type Sink interface {
+	PutBytes(data []byte) (store.Hash, error)
+	PutReader(r io.Reader) (store.Hash, int64, error)
+	PutFile(path string) <-chan store.Result
+}
+
+// Options control how a log becomes a manifest.
+type Options struct {
+	// Root is the directory relative paths resolve against; no path may
+	// lead outside it.
+	Root string
+	// Strict makes unknown fields errors instead of warnings.
+	Strict bool
+	// SourceDateEpoch is the value of SOURCE_DATE_EPOCH, "" when unset.
+	SourceDateEpoch string
+	// Store resolves content_ref; without one a content_ref is an error.
+	Store *store.Store
+	// Warn receives warnings (unknown fields, a defaulted created).
+	Warn func(msg string)
+}
+
+// Artifact is an output whose file exists on disk under the root: where a
+// provenance sidecar can go.
+type Artifact struct {
+	Output int    // index in Manifest.Outputs
+	Path   string // the file on disk
+}
+
+// Result is what Build made of a log.
+type Result struct {
+	Manifest  *Manifest
+	Artifacts []Artifact
+}
+
+// slot is content that may still be arriving from a file read in the
+// background.
+type slot struct {
+	hash store.Hash
+	size int64
+	ch   <-chan store.Result
+	path string // JSON path, for problems found late
+	line int
+	file string
+}
+
+// knownFields says which fields an element of a log may have; anything else
+// is unknown (a warning, or an error with --strict).
+func knownFields(element string) func(string) bool {
+	var names []string
+	switch element {
+	case "top":
+		names = []string{"created", "model", "system_prompt", "prompts", "inputs", "steps", "outputs", "environment", "metadata", "parent"}
+	case "run":
+		names = []string{"event", "created", "model", "system_prompt", "environment", "metadata", "parent"}
+	case "model":
+		names = []string{"identifier", "parameters"}
+	case "prompt":
+		names = []string{"event", "role", "content", "content_base64", "path", "content_ref", "metadata"}
+	case "input":
+		names = []string{"event", "name", "content", "content_base64", "path", "content_ref", "metadata"}
+	case "step":
+		names = []string{"event", "index", "type", "tool", "parameters", "output", "output_base64", "output_path", "output_ref", "deterministic", "timestamp", "metadata"}
+	case "output":
+		names = []string{"event", "name", "content", "content_base64", "path", "content_ref", "confidence", "notes", "metadata"}
+	case "source":
+		names = []string{"content", "content_base64", "path", "content_ref"}
+	}
+	return func(k string) bool {
+		for _, n := range names {
+			if n == k {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// contentKeys names the four ways of giving one piece of content.
+type contentKeys struct{ text, b64, path, ref string }
+
+// fileKeys() are the content keys of prompts, inputs and outputs; outputKeys()
+// those of a step's output.
+func fileKeys() contentKeys { return contentKeys{"content", "content_base64", "path", "content_ref"} }
+func outputKeys() contentKeys {
+	return contentKeys{"output", "output_base64", "output_path", "output_ref"}
+}
+
+type unknownField struct {
+	first string
+	line  int
+	count int
+}
+
+type builder struct {
+	opts     Options
+	sink     Sink
+	root     string // absolute
+	rootReal string // symlinks resolved
+
+	problems []Problem
+	more     int
+	line     int // current NDJSON line; 0 in a document
+	unknown  map[string]*unknownField
+	order    []string // unknown-field keys in the order first seen
+
+	top      map[string]json.RawMessage
+	topLine  map[string]int
+	document bool
+
+	m                    Manifest
+	promptSlots          []*slot
+	inputSlots           []*slot
+	stepSlots            []*slot
+	outputSlots          []*slot
+	sysSlot              *slot
+	inputNames           map[string]int
+	outputNames          map[string]int
+	outputDisk           []string
+	earliest             string
+	earliestT            time.Time
+	sawPrompts, sawSteps bool
+}
+
+func newBuilder(sink Sink, opts Options) (*builder, error) {
+	root := opts.Root
+	if root == "" {
+		root = "."
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", root, err)
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	return &builder{
+		opts: opts, sink: sink, root: abs, rootReal: real,
+		unknown: map[string]*unknownField{},
+		top:     map[string]json.RawMessage{}, topLine: map[string]int{},
+		m: Manifest{
+			Version: Version,
+			Prompts: []Prompt{}, Inputs: []File{}, Steps: []Step{}, Outputs: []Output{},
+		},
+		inputNames: map[string]int{}, outputNames: map[string]int{},
+	}, nil
+}
+
+func (b *builder) problem(path, format string, args ...any) {
+	if len(b.problems) >= maxProblems {
+		b.more++
+		return
+	}
+	b.problems = append(b.problems, Problem{Path: path, Msg: fmt.Sprintf(format, args...), Line: b.line})
+}
+
+// key appends an object key to a JSON path, jq style.
+func key(path, k string) string {
+	ident := k != ""
+	for i, r := range k {
+		if !(r == '_' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || i > 0 && '0' <= r && r <= '9') {
+			ident = false
+			break
+		}
+	}
+	if ident {
+		if path == "" {
+			return k
+		}
+		return path + "." + k
+	}
+	q, _ := json.Marshal(k)
+	return path + "[" + string(q) + "]"
+}
+
+// object validates raw as a JSON object that can be stored faithfully (valid
+// UTF-8, no lone surrogate, no duplicate key, no number a double cannot hold)
+// and splits it into its fields.
+func (b *builder) object(raw json.RawMessage, path string) map[string]json.RawMessage {
+	if _, err := jcs.Canonicalize(raw); err != nil {
+		var je *jcs.Error
+		if errors.As(err, &je) {
+			b.problem(path+je.Path, "%s", je.Msg)
+		} else {
+			b.problem(path, "%v", err)
+		}
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		b.problem(path, "must be an object, not %s", kind(raw))
+		return nil
+	}
+	return obj
+}
+
+// kind names the JSON type of raw for messages.
+func kind(raw json.RawMessage) string {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	default:
+		return "a number"
+	}
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+// fields reports unknown fields of obj: a warning each (one per field name
+// and element kind, with a count), or an error with --strict.
+func (b *builder) fields(obj map[string]json.RawMessage, path string, known func(string) bool) {
+	names := make([]string, 0, len(obj))
+	for k := range obj {
+		if !known(k) {
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if b.opts.Strict {
+			b.problem(key(path, k), "unknown field")
+			continue
+		}
+		// Group by element kind: steps[3].foo and steps[9].foo are one warning.
+		group := genericPath(path) + "." + k
+		u := b.unknown[group]
+		if u == nil {
+			u = &unknownField{first: key(path, k), line: b.line}
+			b.unknown[group] = u
+			b.order = append(b.order, group)
+		}
+		u.count++
+	}
+}
+
+func genericPath(p string) string {
+	if i := strings.IndexByte(p, '['); i >= 0 {
+		if j := strings.IndexByte(p[i:], ']'); j >= 0 {
+			return p[:i] + "[]" + genericPath(p[i+j+1:])
+		}
+	}
+	return p
+}
+
+func (b *builder) str(obj map[string]json.RawMessage, k, path string, required bool) (string, bool) {
+	raw, ok := obj[k]
+	if !ok || isNull(raw) {
+		if required {
+			b.problem(key(path, k), "missing")
+		}
+		return "", false
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		b.problem(key(path, k), "must be a string, not %s", kind(raw))
+		return "", false
+	}
+	return s, true
+}
+
+// canonical returns the canonical form of an optional JSON value that must
+// be an object when present, or def when absent.
+func (b *builder) canonicalObject(obj map[string]json.RawMessage, k, path, def string) json.RawMessage {
+	raw, ok := obj[k]
+	if !ok || isNull(raw) {
+		if def == "" {
+			return nil
+		}
+		return json.RawMessage(def)
+	}
+	if kind(raw) != "an object" {
+		b.problem(key(path, k), "must be an object, not %s", kind(raw))
+		return nil
+	}
+	return b.canonical(raw, key(path, k))
+}
+
+// canonicalAny is canonical for metadata, which may be any JSON value.
+func (b *builder) canonicalAny(obj map[string]json.RawMessage, k, path string) json.RawMessage {
+	raw, ok := obj[k]
+	if !ok {
+		return nil
+	}
+	return b.canonical(raw, key(path, k))
+}
+
+func (b *builder) canonical(raw json.RawMessage, path string) json.RawMessage {
+	c, err := jcs.Canonicalize(raw)
+	if err != nil {
+		var je *jcs.Error
+		if errors.As(err, &je) {
+			b.problem(path+je.Path, "%s", je.Msg)
+		} else {
+			b.problem(path, "%v", err)
+		}
+		return nil
+	}
+	return c
+}
+
+func (b *builder) timestamp(s, path string) bool {
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		b.problem(path, "%q is not an RFC 3339 time (like 2026-02-10T12:00:00Z)", s)
+		return false
+	}
+	return true
+}
+
+// content reads the one piece of content an element gives by keys. It
+// returns nil when there is none (a problem when required) and, for a file
+// given by path, where the file is on disk.
+func (b *builder) content(obj map[string]json.RawMessage, path string, keys contentKeys, required bool) (*slot, string) {
+	var given []string
+	for _, k := range []string{keys.text, keys.b64, keys.path, keys.ref} {
+		if raw, ok := obj[k]; ok && !isNull(raw) {
+			given = append(given, k)
+		}
+	}
+	all := keys.text + ", " + keys.b64 + ", " + keys.path + " or " + keys.ref
+	switch {
+	case len(given) == 0:
+		if required {
+			b.problem(path, "no content: give one of %s", all)
+		}
+		return nil, ""
+	case len(given) > 1:
+		b.problem(path, "%s are mutually exclusive: give one of %s", strings.Join(given, " and "), all)
+		return nil, ""
+	}
+	k := given[0]
+	v, ok := b.str(obj, k, path, true)
+	if !ok {
+		return nil, ""
+	}
+	kp := key(path, k)
+	s := &slot{path: kp, line: b.line}
+	switch k {
+	case keys.text:
+		h, err := b.sink.PutBytes([]byte(v))
+		if err != nil {
+			b.problem(kp, "%v", err)
+			return nil, ""
+		}
+		s.hash, s.size = h, int64(len(v))
+	case keys.b64:
+		data, err := decodeBase64(v)
+		if err != nil {
+			b.problem(kp, "not valid base64: %v", err)
+			return nil, ""
+		}
+		h, err := b.sink.PutBytes(data)
+		if err != nil {
+			b.problem(kp, "%v", err)
+			return nil, ""
+		}
+		s.hash, s.size = h, int64(len(data))
+	case keys.path:
+		file, err := b.resolvePath(v)
+		if err != nil {
+			b.problem(kp, "%v", err)
+			return nil, ""
+		}
+		s.file = file
+		s.ch = b.sink.PutFile(file)
+		return s, file
+	case keys.ref:
+		h, err := parseRefName(v)
+		if err != nil {
+			b.problem(kp, "%v", err)
+			return nil, ""
+		}
+		if b.opts.Store == nil {
+			b.problem(kp, "%s can only be resolved in a store (none was found)", h)
+			return nil, ""
+		}
+		n, err := b.opts.Store.Verify(h)
+		if err != nil {
+			b.problem(kp, "%v", err)
+			return nil, ""
+		}
+		s.hash, s.size = h, n
+	}
+	return s, ""
+}
+
+func decodeBase64(s string) ([]byte, error) {
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if d2, err2 := base64.RawStdEncoding.DecodeString(s); err2 == nil {
+			return d2, nil
+		}
+	}
+	return data, err
+}
+
+// parseRefName accepts sha256:<hex> and ctx://<hex>.
+func parseRefName(v string) (store.Hash, error) {
+	if hx, ok := strings.CutPrefix(v, "ctx://"); ok {
+		return store.ParseHex(hx)
+	}
+	return store.ParseRef(v)
+}
+
+// resolvePath turns a path from the log into a file under the root. Nothing
+// outside the root is read, whether reached by "..", an absolute path or a
+// symlink.
+func (b *builder) resolvePath(p string) (string, error) {
+	if p == "" {
+		return "", errors.New("empty path")
+	}
+	if strings.ContainsRune(p, 0) {
+		return "", errors.New("path holds a NUL byte")
+	}
+	full := filepath.FromSlash(p)
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(b.root, full)
+	}
+	full = filepath.Clean(full)
+	if !within(b.root, full) {
+		return "", fmt.Errorf("%s is outside the root %s (pack from that directory or give --root)", p, b.root)
+	}
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %v", p, unwrapPathError(err))
+	}
+	if !within(b.rootReal, real) {
+		return "", fmt.Errorf("%s leads outside the root %s through a symlink", p, b.root)
+	}
+	return full, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// within reports whether path is dir or below it (both clean, absolute).
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// nameFromPath is the name an input given only by path takes: its path
+// relative to the root, slash separated.
+func (b *builder) nameFromPath(file string) string {
+	rel, err := filepath.Rel(b.root, file)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (b *builder) addPrompt(raw json.RawMessage, i int) {
+	path := fmt.Sprintf("prompts[%d]", i)
+	obj := b.object(raw, path)
+	if obj == nil {
+		b.promptSlots = append(b.promptSlots, nil)
+		b.m.Prompts = append(b.m.Prompts, Prompt{})
+		return
+	}
+	b.fields(obj, path, knownFields("prompt"))
+	role, ok := b.str(obj, "role", path, false)
+	if !ok {
+		role = "user"
+	}
+	s, _ := b.content(obj, path, fileKeys(), true)
+	b.promptSlots = append(b.promptSlots, s)
+	b.m.Prompts = append(b.m.Prompts, Prompt{Role: role, Metadata: b.canonicalAny(obj, "metadata", path)})
+}
+
+func (b *builder) addInput(raw json.RawMessage, i int) {
+	path := fmt.Sprintf("inputs[%d]", i)
+	f := File{}
+	var s *slot
+	if obj := b.object(raw, path); obj != nil {
+		b.fields(obj, path, knownFields("input"))
+		name, hasName := b.str(obj, "name", path, false)
+		var disk string
+		s, disk = b.content(obj, path, fileKeys(), true)
+		if !hasName {
+			if disk != "" {
+				name = b.nameFromPath(disk)
+			} else if s != nil {
+				b.problem(key(path, "name"), "missing")
+			}
+		}
+		if name != "" {
+			b.checkName(name, key(path, "name"), b.inputNames, "inputs", i)
+		}
+		f.Name = name
+		f.Metadata = b.canonicalAny(obj, "metadata", path)
+	}
+	b.inputSlots = append(b.inputSlots, s)
+	b.m.Inputs = append(b.m.Inputs, f)
+}
+
+func (b *builder) checkName(name, path string, seen map[string]int, list string, i int) {
+	if err := CheckName(name); err != nil {
+		b.problem(path, "%v", err)
+		return
+	}
+	if j, dup := seen[name]; dup {
+		b.problem(path, "%q is also the name of %s[%d]", name, list, j)
+		return
+	}
+	seen[name] = i
+}
+
+func (b *builder) addStep(raw json.RawMessage, i int) {
+	path := fmt.Sprintf("steps[%d]", i)
+	st := Step{Index: i, Type: "tool_call", Parameters: json.RawMessage("{}")}
+	var s *slot
+	if obj := b.object(raw, path); obj != nil {
+		b.fields(obj, path, knownFields("step"))
+		if raw, ok := obj["index"]; ok && !isNull(raw) {
+			n, err := strconv.Atoi(string(bytes.TrimSpace(raw)))
+			if err != nil {
+				b.problem(key(path, "index"), "must be an integer, not %s", string(raw))
+			} else if n != i {
+				b.problem(key(path, "index"), "is %d but the step is at position %d", n, i)
+			}
+		}
+		if t, ok := b.str(obj, "type", path, false); ok {
+			if t == "" {
+				b.problem(key(path, "type"), "empty")
+			}
+			st.Type = t
+		}
+		if tool, ok := b.str(obj, "tool", path, true); ok {
+			if tool == "" {
+				b.problem(key(path, "tool"), "empty")
+			}
+			st.Tool = tool
+		}
+		st.Parameters = b.canonicalObject(obj, "parameters", path, "{}")
+		st.Deterministic = st.Type == "tool_call"
+		if raw, ok := obj["deterministic"]; ok && !isNull(raw) {
+			if err := json.Unmarshal(raw, &st.Deterministic); err != nil {
+				b.problem(key(path, "deterministic"), "must be true or false, not %s", kind(raw))
+			}
+		}
+		if ts, ok := b.str(obj, "timestamp", path, false); ok && b.timestamp(ts, key(path, "timestamp")) {
+			st.Timestamp = &ts
+			if t, _ := time.Parse(time.RFC3339Nano, ts); b.earliest == "" || t.Before(b.earliestT) {
+				b.earliest, b.earliestT = ts, t
+			}
+		}
+		s, _ = b.content(obj, path, outputKeys(), false)
+		st.Metadata = b.canonicalAny(obj, "metadata", path)
+	}
+	b.stepSlots = append(b.stepSlots, s)
+	b.m.Steps = append(b.m.Steps, st)
+}
+
+func (b *builder) addOutput(raw json.RawMessage, i int) {
+	path := fmt.Sprintf("outputs[%d]", i)
+	o := Output{}
+	var s *slot
+	disk := ""
+	if obj := b.object(raw, path); obj != nil {
+		b.fields(obj, path, knownFields("output"))
+		name, hasName := b.str(obj, "name", path, false)
+		s, disk = b.content(obj, path, fileKeys(), true)
+		if !hasName {
+			if disk != "" {
+				name = b.nameFromPath(disk)
+			} else if s != nil {
+				b.problem(key(path, "name"), "missing")
+			}
+		}
+		if name != "" {
+			b.checkName(name, key(path, "name"), b.outputNames, "outputs", i)
+			if disk == "" && CheckName(name) == nil {
+				disk = b.onDisk(name)
+			}
+		}
+		o.Name = name
+		if c, ok := b.str(obj, "confidence", path, false); ok {
+			switch c {
+			case "high", "medium", "low":
+				o.Confidence = c
+			default:
+				b.problem(key(path, "confidence"), "must be high, medium or low, not %q", c)
+			}
+		}
+		o.Notes, _ = b.str(obj, "notes", path, false)
+		o.Metadata = b.canonicalAny(obj, "metadata", path)
+	}
+	b.outputSlots = append(b.outputSlots, s)
+	b.outputDisk = append(b.outputDisk, disk)
+	b.m.Outputs = append(b.m.Outputs, o)
+}
+
+// onDisk returns the file an output name refers to under the root, when it
+// is a regular file there (reached without leaving the root).
+func (b *builder) onDisk(name string) string {
+	full := filepath.Join(b.root, filepath.FromSlash(name))
+	real, err := filepath.EvalSymlinks(full)
+	if err != nil || !within(b.rootReal, real) {
+		return ""
+	}
+	if fi, err := os.Stat(real); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	return full
+}
+
+// setTop records a top-level field of the document or of the run event.
+func (b *builder) setTop(k string, raw json.RawMessage, path string) {
+	if _, dup := b.top[k]; dup {
+		b.problem(key(path, k), "given twice")
+		return
+	}
+	b.top[k] = raw
+	b.topLine[k] = b.line
+}
+
+// finishTop turns the run-level fields into the manifest's.
+func (b *builder) finishTop() {
+	top := b.top
+	at := func(k string) { b.line = b.topLine[k] }
+
+	at("model")
+	if raw, ok := top["model"]; !ok || isNull(raw) {
+		b.problem("model", "missing")
+	} else if obj := b.object(raw, "model"); obj != nil {
+		b.fields(obj, "model", knownFields("model"))
+		if id, ok := b.str(obj, "identifier", "model", true); ok {
+			if id == "" {
+				b.problem("model.identifier", "empty")
+			}
+			b.m.Model.Identifier = id
+		}
+		b.m.Model.Parameters = b.canonicalObject(obj, "parameters", "model", "{}")
+	}
+
+	at("system_prompt")
+	if raw, ok := top["system_prompt"]; ok && !isNull(raw) {
+		switch kind(raw) {
+		case "a string":
+			b.sysSlot, _ = b.content(map[string]json.RawMessage{"content": raw}, "system_prompt", fileKeys(), true)
+		case "an object":
+			if obj := b.object(raw, "system_prompt"); obj != nil {
+				b.fields(obj, "system_prompt", knownFields("source"))
+				b.sysSlot, _ = b.content(obj, "system_prompt", fileKeys(), true)
+			}
+		default:
+			b.problem("system_prompt", "must be a string or an object giving its content, not %s", kind(raw))
+		}
+	}
+
+	at("environment")
+	b.m.Environment = b.canonicalObject(top, "environment", "", "{}")
+	if raw, ok := top["environment"]; ok && kind(raw) == "an object" {
+		var env map[string]json.RawMessage
+		if json.Unmarshal(raw, &env) == nil {
+			for _, k := range []string{"os", "arch", "runtime"} {
+				if v, ok := env[k]; ok && kind(v) != "a string" && !isNull(v) {
+					b.problem("environment."+k, "must be a string, not %s", kind(v))
+				}
+			}
+			if v, ok := env["tool_versions"]; ok && !isNull(v) {
+				var tv map[string]string
+				if json.Unmarshal(v, &tv) != nil {
+					b.problem("environment.tool_versions", "must be an object of strings (tool name to version)")
+				}
+			}
+		}
+	}
+
+	at("metadata")
+	b.m.Metadata = b.canonicalAny(top, "metadata", "")
+
+	at("parent")
+	if p, ok := b.str(top, "parent", "", false); ok {
+		h, err := parseRefName(p)
+		if err != nil {
+			b.problem("parent", "%v", err)
+		} else {
+			b.m.Parent = &h
+		}
+	}
+
+	at("created")
+	if c, ok := b.str(top, "created", "", false); ok {
+		if b.timestamp(c, "created") {
+			b.m.Created = c
+		}
+	}
+	b.line = 0
+}
+
+// finishCreated applies the created rule: the log's, else the earliest step
+// timestamp, else SOURCE_DATE_EPOCH, else the Unix epoch with a warning.
+// The time of packing never enters a pack.
+func (b *builder) finishCreated() {
+	if b.m.Created != "" {
+		return
+	}
+	if b.earliest != "" {
+		b.m.Created = b.earliest
+		return
+	}
+	if b.opts.SourceDateEpoch != "" {
+		n, err := strconv.ParseInt(b.opts.SourceDateEpoch, 10, 64)
+		if err != nil {
+			b.problem("", "SOURCE_DATE_EPOCH=%q is not a number of seconds", b.opts.SourceDateEpoch)
+			return
+		}
+		b.m.Created = time.Unix(n, 0).UTC().Format(time.RFC3339)
+		return
+	}
+	b.m.Created = "1970-01-01T00:00:00Z"
+	b.opts.Warn("created: the log has no created time and no step timestamps; using 1970-01-01T00:00:00Z (set SOURCE_DATE_EPOCH or created)")
+}
+
+// wait collects a slot's content, reporting read errors at its JSON path.
+func (b *builder) wait(s *slot) (store.Hash, int64, bool) {
+	if s == nil {
+		return store.Hash{}, 0, false
+	}
+	if s.ch != nil {
+		r := <-s.ch
+		s.ch = nil
+		if r.Err != nil {
+			b.line = s.line
+			b.problem(s.path, "cannot read %s: %v", s.file, unwrapPathError(r.Err))
+			b.line = 0
+			return store.Hash{}, 0, false
+		}
+		s.hash, s.size = r.Hash, r.Size
+	}
+	return s.hash, s.size, true
+}
+
+func (b *builder) finish() (*Result, error) {
+	if b.document {
+		if !b.sawPrompts {
+			b.problem("prompts", "missing")
+		}
+		if !b.sawSteps {
+			b.problem("steps", "missing")
+		}
+	}
+	b.finishTop()
+	b.finishCreated()
+
+	if h, _, ok := b.wait(b.sysSlot); ok {
+		b.m.SystemPrompt = &h
+	}
+	for i, s := range b.promptSlots {
+		if h, _, ok := b.wait(s); ok {
+			b.m.Prompts[i].ContentRef = h
+		}
+	}
+	for i, s := range b.inputSlots {
+		if h, n, ok := b.wait(s); ok {
+			b.m.Inputs[i].ContentRef, b.m.Inputs[i].Size = h, n
+		}
+	}
+	for i, s := range b.stepSlots {
+		if h, n, ok := b.wait(s); ok {
+			b.m.Steps[i].OutputRef, b.m.Steps[i].OutputSize = &h, &n
+		}
+	}
+	var artifacts []Artifact
+	for i, s := range b.outputSlots {
+		if h, n, ok := b.wait(s); ok {
+			b.m.Outputs[i].ContentRef, b.m.Outputs[i].Size = h, n
+			if b.outputDisk[i] != "" {
+				artifacts = append(artifacts, Artifact{Output: i, Path: b.outputDisk[i]})
+			}
+		}
+	}
+
+	for _, g := range b.order {
+		u := b.unknown[g]
+		msg := fmt.Sprintf("%s: unknown field, not stored (put it under metadata to keep it)", u.first)
+		if u.count > 1 {
+			msg += fmt.Sprintf("; also in %d more", u.count-1)
+		}
+		if u.line > 0 {
+			msg += fmt.Sprintf(" (line %d)", u.line)
+		}
+		b.opts.Warn(msg)
+	}
+	if len(b.problems) > 0 {
+		return nil, &ValidationError{Problems: b.problems, More: b.more}
+	}
+	m := b.m
+	return &Result{Manifest: &m, Artifacts: artifacts}, nil
+}

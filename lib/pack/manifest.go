@@ -1,0 +1,198 @@
+package pack
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Version is the manifest format version written into every pack.
+const Version = "0.1"
+
+// Manifest is a pack: the run's model, prompts, inputs, steps, outputs and
+// environment, with every piece of content replaced by the hash of a blob.
+// Its hash is SHA-256 over its RFC 8785 canonical form without the hash
+// field.
+type Manifest struct {
+	Version      string          `json:"version"`
+	Hash         string          `json:"hash,omitempty"` // "sha256:<hex>"; never part of the hashed bytes
+	Created      string          `json:"created"`
+	Model        Model           `json:"model"`
+	SystemPrompt *store.Hash     `json:"system_prompt"`
+	Prompts      []Prompt        `json:"prompts"`
+	Inputs       []File          `json:"inputs"`
+	Steps        []Step          `json:"steps"`
+	Outputs      []Output        `json:"outputs"`
+	Environment  json.RawMessage `json:"environment"`
+	Parent       *store.Hash     `json:"parent,omitempty"`
+	Metadata     json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Model names the model and the parameters it ran with.
+type Model struct {
+	Identifier string          `json:"identifier"`
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+// Prompt is one user-side message of the run.
+type Prompt struct {
+	Role       string          `json:"role"`
+	ContentRef store.Hash      `json:"content_ref"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+}
+
+// File is an input file of the run.
+type File struct {
+	Name       string          `json:"name"`
+	ContentRef store.Hash      `json:"content_ref"`
+	Size       int64           `json:"size"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Step is one tool or model call. OutputSize is an addition to the seed's
+// fields: it lets show and diff report sizes without reading blobs.
+type Step struct {
+	Index         int             `json:"index"`
+	Type          string          `json:"type"`
+	Tool          string          `json:"tool"`
+	Parameters    json.RawMessage `json:"parameters"`
+	OutputRef     *store.Hash     `json:"output_ref"`
+	OutputSize    *int64          `json:"output_size,omitempty"`
+	Deterministic bool            `json:"deterministic"`
+	Timestamp     *string         `json:"timestamp"`
+	Metadata      json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Output is a final artifact of the run.
+type Output struct {
+	Name       string          `json:"name"`
+	ContentRef store.Hash      `json:"content_ref"`
+	Size       int64           `json:"size"`
+	Confidence string          `json:"confidence,omitempty"`
+	Notes      string          `json:"notes,omitempty"`
+	Metadata   json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Environment is the part of the environment object that ctx itself reads;
+// the manifest keeps the whole object as the log gave it.
+type Environment struct {
+	OS           string            `json:"os,omitempty"`
+	Arch         string            `json:"arch,omitempty"`
+	Runtime      string            `json:"runtime,omitempty"`
+	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+}
+
+// Env decodes the fields of the environment that ctx reads.
+func (m *Manifest) Env() Environment {
+	var e Environment
+	if len(m.Environment) > 0 {
+		_ = json.Unmarshal(m.Environment, &e) // validated when packed
+	}
+	return e
+}
+
+// Encode returns the canonical bytes of m (without its hash field) and
+// their hash, which is the pack's name.
+func Encode(m *Manifest) ([]byte, store.Hash, error) {
+	c := *m
+	c.Hash = ""
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&c); err != nil {
+		return nil, store.Hash{}, err
+	}
+	canon, err := jcs.Canonicalize(buf.Bytes())
+	if err != nil {
+		return nil, store.Hash{}, fmt.Errorf("manifest cannot be canonicalized: %w", err)
+	}
+	return canon, store.Sum(canon), nil
+}
+
+// ErrNotPack is matched by the error Load returns for an object that is not
+// a pack manifest.
+var ErrNotPack = errors.New("not a pack")
+
+// Parse decodes manifest bytes. It does not check the hash: Load does, and a
+// manifest read from a file may carry its own hash field.
+func Parse(b []byte) (*Manifest, error) {
+	var m Manifest
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotPack, err)
+	}
+	if m.Version == "" || m.Model.Identifier == "" || m.Prompts == nil || m.Steps == nil {
+		return nil, fmt.Errorf("%w: no version, model, prompts or steps", ErrNotPack)
+	}
+	if m.Version != Version {
+		return nil, fmt.Errorf("manifest version %q is not supported (this ctx reads %q)", m.Version, Version)
+	}
+	return &m, nil
+}
+
+// Load reads pack h from the store: the object is verified against its name
+// and must be a manifest.
+func Load(st *store.Store, h store.Hash) (*Manifest, error) {
+	b, err := st.ReadAll(h)
+	if err != nil {
+		var nf *store.NotFoundError
+		if errors.As(err, &nf) {
+			nf.What = "pack"
+		}
+		return nil, err
+	}
+	m, err := Parse(b)
+	if err != nil {
+		if errors.Is(err, ErrNotPack) {
+			return nil, fmt.Errorf("object %s is not a pack manifest %w", h, ErrNotPack)
+		}
+		return nil, fmt.Errorf("pack %s: %w", h, err)
+	}
+	m.Hash = h.String()
+	return m, nil
+}
+
+// Resolve resolves a pack name in any of its forms and loads the pack.
+func Resolve(st *store.Store, name string) (*Manifest, error) {
+	h, err := st.ResolvePack(name)
+	if err != nil {
+		return nil, err
+	}
+	return Load(st, h)
+}
+
+// Refs returns every object the manifest references, each once, in manifest
+// order: the closure of the pack besides the manifest itself.
+func (m *Manifest) Refs() []store.Hash {
+	seen := map[store.Hash]bool{}
+	var out []store.Hash
+	add := func(h store.Hash) {
+		if !seen[h] {
+			seen[h] = true
+			out = append(out, h)
+		}
+	}
+	if m.SystemPrompt != nil {
+		add(*m.SystemPrompt)
+	}
+	for _, p := range m.Prompts {
+		add(p.ContentRef)
+	}
+	for _, f := range m.Inputs {
+		add(f.ContentRef)
+	}
+	for _, s := range m.Steps {
+		if s.OutputRef != nil {
+			add(*s.OutputRef)
+		}
+	}
+	for _, o := range m.Outputs {
+		add(o.ContentRef)
+	}
+	return out
+}

@@ -1,0 +1,366 @@
+package pack
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Build reads an execution log, either form, and returns its manifest. The
+// form is told apart by the first value: an object with an "event" key
+// starts an NDJSON event stream, anything else is one JSON document. Content
+// goes to sink as it arrives, so memory stays bounded by the largest single
+// element; when Build returns an error the caller must discard what the sink
+// holds (store.Batch.Abort).
+func Build(r io.Reader, sink Sink, opts Options) (*Result, error) {
+	b, err := newBuilder(sink, opts)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReaderSize(r, 256<<10)
+	stream, err := sniff(br)
+	if err != nil {
+		return nil, err
+	}
+	if stream {
+		err = b.readStream(br)
+	} else {
+		b.document = true
+		err = b.readDocument(br)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return b.finish()
+}
+
+// sniff decides the form from as little input as it takes, without
+// consuming any, so a live stream is never held up waiting for more.
+func sniff(br *bufio.Reader) (stream bool, err error) {
+	for n := 1; ; n = br.Buffered() + 1 {
+		buf, perr := br.Peek(n)
+		if event, decided := sniffEvent(buf); decided {
+			return event, nil
+		}
+		if perr != nil {
+			if errors.Is(perr, bufio.ErrBufferFull) || errors.Is(perr, io.EOF) {
+				// A first value larger than the buffer, or input that ends
+				// early: read it as a document and let the parser say why.
+				if len(bytes.TrimSpace(buf)) == 0 {
+					return false, &SyntaxError{Line: 1, Column: 1, Msg: "empty input: expected a JSON log or NDJSON events"}
+				}
+				return false, nil
+			}
+			return false, perr
+		}
+	}
+}
+
+// sniffEvent scans the start of the first JSON value for a top-level
+// "event" key. decided is false while the value is still incomplete.
+func sniffEvent(buf []byte) (event, decided bool) {
+	i := 0
+	for i < len(buf) && isSpace(buf[i]) {
+		i++
+	}
+	if i == len(buf) {
+		return false, false
+	}
+	if buf[i] != '{' {
+		return false, true
+	}
+	i++
+	depth, expectKey := 0, true
+	for i < len(buf) {
+		switch c := buf[i]; {
+		case c == '"':
+			j := i + 1
+			for j < len(buf) && buf[j] != '"' {
+				if buf[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(buf) {
+				return false, false
+			}
+			if depth == 0 && expectKey {
+				if string(buf[i+1:j]) == "event" {
+					return true, true
+				}
+				expectKey = false
+			}
+			i = j
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return false, true
+			}
+			depth--
+		case c == ',' && depth == 0:
+			expectKey = true
+		}
+		i++
+	}
+	return false, false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// readStream reads NDJSON events line by line.
+func (b *builder) readStream(br *bufio.Reader) error {
+	var counts struct{ prompts, inputs, steps, outputs int }
+	sawRun := false
+	var line []byte
+	for lineNo := 1; ; lineNo++ {
+		line = line[:0]
+		var err error
+		for {
+			var chunk []byte
+			chunk, err = br.ReadSlice('\n')
+			line = append(line, chunk...)
+			if !errors.Is(err, bufio.ErrBufferFull) {
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		b.line = lineNo
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if err := b.event(t, lineNo, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs); err != nil {
+				return err
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			b.line = 0
+			if !sawRun {
+				b.problem("", "no run event: the stream must give the model in a line like {\"event\":\"run\",\"model\":{\"identifier\":\"...\"}}")
+			}
+			return nil
+		}
+	}
+}
+
+func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, steps, outputs *int) error {
+	var head struct {
+		Event *string `json:"event"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return &SyntaxError{Line: lineNo, Column: int(se.Offset), Offset: se.Offset, Msg: se.Error()}
+		}
+		b.problem("", "each line must be a JSON object with an \"event\" key")
+		return nil
+	}
+	if head.Event == nil {
+		b.problem("", "no \"event\" key; every line of an NDJSON log is an event (run, prompt, input, step, output)")
+		return nil
+	}
+	switch *head.Event {
+	case "run":
+		if *sawRun {
+			b.problem("", "a second run event; give run once")
+			return nil
+		}
+		*sawRun = true
+		if obj := b.object(raw, "run"); obj != nil {
+			b.fields(obj, "run", knownFields("run"))
+			for k, v := range obj {
+				if k != "event" && knownFields("run")(k) {
+					b.setTop(k, v, "")
+				}
+			}
+		}
+	case "prompt":
+		b.addPrompt(raw, *prompts)
+		*prompts++
+	case "input":
+		b.addInput(raw, *inputs)
+		*inputs++
+	case "step":
+		b.addStep(raw, *steps)
+		*steps++
+	case "output":
+		b.addOutput(raw, *outputs)
+		*outputs++
+	default:
+		b.problem("event", "unknown event %q (run, prompt, input, step or output)", *head.Event)
+	}
+	return nil
+}
+
+// readDocument reads one JSON document, streaming the four arrays element by
+// element so a log with many steps is never held whole.
+func (b *builder) readDocument(br *bufio.Reader) error {
+	pr := &posReader{r: br, lastNL: -1}
+	dec := json.NewDecoder(pr)
+	fail := func(err error) error { return pr.syntaxError(dec, err) }
+
+	tok, err := dec.Token()
+	if err != nil {
+		return fail(err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return pr.errorAt(0, "the log must be a JSON object, or NDJSON lines with an \"event\" key")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fail(err)
+		}
+		k := tok.(string)
+		if seen[k] {
+			b.problem(key("", k), "given twice")
+		}
+		seen[k] = true
+		var add func(json.RawMessage, int)
+		switch k {
+		case "prompts":
+			add, b.sawPrompts = b.addPrompt, true
+		case "inputs":
+			add = b.addInput
+		case "steps":
+			add, b.sawSteps = b.addStep, true
+		case "outputs":
+			add = b.addOutput
+		}
+		if add == nil {
+			var raw json.RawMessage
+			if err := dec.Decode(&raw); err != nil {
+				return fail(err)
+			}
+			if knownFields("top")(k) {
+				b.setTop(k, raw, "")
+			} else {
+				b.fields(map[string]json.RawMessage{k: raw}, "", knownFields("top"))
+			}
+			pr.forget(dec.InputOffset())
+			continue
+		}
+		if err := b.readArray(dec, pr, k, add); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fail(err)
+	}
+	// Nothing but white space may follow the document.
+	if _, err := dec.Token(); err != io.EOF {
+		return pr.errorAt(dec.InputOffset(), "unexpected data after the end of the log")
+	}
+	return nil
+}
+
+func (b *builder) readArray(dec *json.Decoder, pr *posReader, k string, add func(json.RawMessage, int)) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return pr.syntaxError(dec, err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		b.problem(k, "must be an array")
+		if d, ok := tok.(json.Delim); ok && d == '{' {
+			// Skip the rest of the object so parsing can go on.
+			for dec.More() {
+				var skip json.RawMessage
+				if _, err := dec.Token(); err != nil {
+					return pr.syntaxError(dec, err)
+				}
+				if err := dec.Decode(&skip); err != nil {
+					return pr.syntaxError(dec, err)
+				}
+			}
+			if _, err := dec.Token(); err != nil {
+				return pr.syntaxError(dec, err)
+			}
+		}
+		return nil
+	}
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return pr.syntaxError(dec, err)
+		}
+		add(raw, i)
+		pr.forget(dec.InputOffset())
+	}
+	if _, err := dec.Token(); err != nil {
+		return pr.syntaxError(dec, err)
+	}
+	return nil
+}
+
+// posReader counts lines so a syntax error can say where it is. It keeps
+// the offsets of the newlines the parser may still report on and forgets
+// the rest, so memory does not grow with the document.
+type posReader struct {
+	r        io.Reader
+	off      int64   // bytes read so far
+	lines    int     // newlines forgotten
+	lastNL   int64   // offset of the last newline forgotten, -1 if none
+	newlines []int64 // offsets of the newlines not yet forgotten
+}
+
+func (p *posReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	for i, c := range b[:n] {
+		if c == '\n' {
+			p.newlines = append(p.newlines, p.off+int64(i))
+		}
+	}
+	p.off += int64(n)
+	return n, err
+}
+
+// forget drops the newlines before off, which the parser has moved past.
+func (p *posReader) forget(off int64) {
+	i := 0
+	for i < len(p.newlines) && p.newlines[i] < off {
+		i++
+	}
+	if i > 0 {
+		p.lines += i
+		p.lastNL = p.newlines[i-1]
+		p.newlines = append(p.newlines[:0], p.newlines[i:]...)
+	}
+}
+
+// position converts a byte offset into a 1-based line and column.
+func (p *posReader) position(off int64) (line, col int) {
+	line, start := p.lines+1, p.lastNL
+	for _, nl := range p.newlines {
+		if nl >= off {
+			break
+		}
+		line++
+		start = nl
+	}
+	return line, int(off - start)
+}
+
+func (p *posReader) errorAt(off int64, msg string) error {
+	line, col := p.position(off)
+	return &SyntaxError{Line: line, Column: col, Offset: off, Msg: msg}
+}
+
+func (p *posReader) syntaxError(dec *json.Decoder, err error) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return p.errorAt(se.Offset, se.Error())
+	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+		return p.errorAt(p.off, "unexpected end of input: the log is truncated")
+	default:
+		var ute *json.UnmarshalTypeError
+		if errors.As(err, &ute) {
+			return p.errorAt(ute.Offset, ute.Error())
+		}
+		return fmt.Errorf("reading the log: %w", err)
+	}
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// LatestRef is the ref that names the last pack made.
+const LatestRef = "latest"
+
+// CheckTagName reports whether name can be a tag: letters, digits, '.', '_'
+// and '-', starting with a letter or digit, at most 128 bytes, not "latest",
+// and not something that reads as a hash prefix (so names never collide).
+func CheckTagName(name string) error {
+	if name == "" || len(name) > 128 {
+		return fmt.Errorf("tag name %q must be 1 to 128 characters", name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		ok := 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || (i > 0 && (c == '.' || c == '_' || c == '-'))
+		if !ok {
+			return fmt.Errorf("tag name %q may hold only letters, digits, '.', '_' and '-', and must start with a letter or digit", name)
+		}
+	}
+	if name == LatestRef {
+		return fmt.Errorf("tag name %q is reserved", name)
+	}
+	if len(name) >= 4 && isHex(name) {
+		return fmt.Errorf("tag name %q reads as a hash prefix", name)
+	}
+	return nil
+}
+
+func (s *Store) refPath(ref string) string {
+	if ref == LatestRef {
+		return filepath.Join(s.root, refsDir, LatestRef)
+	}
+	return filepath.Join(s.root, tagsDir, ref)
+}
+
+// ReadRef returns the hash a ref names: "latest" or a tag name.
+func (s *Store) ReadRef(ref string) (Hash, error) {
+	if ref != LatestRef {
+		if err := CheckTagName(ref); err != nil {
+			return Hash{}, err
+		}
+	}
+	p := s.refPath(ref)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Hash{}, fmt.Errorf("ref %q %w", ref, ErrNotFound)
+		}
+		return Hash{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Hash{}, fmt.Errorf("ref %q is not a regular file (%s): the store never follows links", ref, p)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return Hash{}, err
+	}
+	h, err := ParseHex(strings.TrimSpace(string(b)))
+	if err != nil {
+		return Hash{}, fmt.Errorf("ref %q is damaged: %s does not hold a hash", ref, p)
+	}
+	return h, nil
+}
+
+// WriteRef points ref at h atomically (temporary file and rename), so a
+// reader sees the old or the new value and concurrent writers never mix.
+func (s *Store) WriteRef(ref string, h Hash) error {
+	if ref != LatestRef {
+		if err := CheckTagName(ref); err != nil {
+			return err
+		}
+	}
+	p := s.refPath(ref)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(p, []byte(h.Hex()+"\n"), 0o644)
+}
+
+// Refs returns every ref by the hash it names: "latest" and the tag names.
+func (s *Store) Refs() (map[Hash][]string, error) {
+	out := map[Hash][]string{}
+	if h, err := s.ReadRef(LatestRef); err == nil {
+		out[h] = append(out[h], LatestRef)
+	}
+	ents, err := os.ReadDir(filepath.Join(s.root, tagsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	for _, e := range ents {
+		if CheckTagName(e.Name()) != nil {
+			continue
+		}
+		if h, err := s.ReadRef(e.Name()); err == nil {
+			out[h] = append(out[h], e.Name())
+		}
+	}
+	for h := range out {
+		sort.Strings(out[h])
+	}
+	return out, nil
+}

@@ -1,0 +1,148 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// MinPrefix is the shortest hash prefix a name may use.
+const MinPrefix = 4
+
+// BadNameError says a string is not a pack or object name at all. Paths
+// (`../../etc/passwd`) end up here: a name is never read as a file.
+type BadNameError struct {
+	Name   string
+	Reason string
+}
+
+func (e *BadNameError) Error() string {
+	return fmt.Sprintf("%q is not a pack or object name: %s", e.Name, e.Reason)
+}
+
+// AmbiguousError says a hash prefix matches more than one object.
+type AmbiguousError struct {
+	Name       string
+	Candidates []Hash
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("short name %q is ambiguous: %d objects match", e.Name, len(e.Candidates))
+}
+
+// Names is the one-line description of the naming forms, for hints.
+const Names = "ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex digits, latest, or a tag"
+
+// ResolvePack turns any naming form into the hash of a pack: ctx://HEX,
+// sha256:HEX, HEX, a unique prefix of at least 4 hex digits, "latest" or a
+// tag. Prefixes are matched against the packs/ index, and against all
+// objects when the index has none (a store made by copying objects). The
+// object is not read: the caller checks that it really is a manifest.
+func (s *Store) ResolvePack(name string) (Hash, error) {
+	return s.resolve(name, "pack", true)
+}
+
+// ResolveObject is ResolvePack for any object, blob or manifest.
+func (s *Store) ResolveObject(name string) (Hash, error) {
+	return s.resolve(name, "object", false)
+}
+
+func (s *Store) resolve(name, what string, packs bool) (Hash, error) {
+	hx, explicit := strings.CutPrefix(name, "ctx://")
+	if !explicit {
+		hx, explicit = strings.CutPrefix(name, "sha256:")
+	}
+	switch {
+	case name == "":
+		return Hash{}, &BadNameError{Name: name, Reason: "it is empty"}
+	case !explicit && name == LatestRef:
+		h, err := s.ReadRef(LatestRef)
+		if errors.Is(err, ErrNotFound) {
+			return Hash{}, fmt.Errorf("no pack is named latest yet: the store has no packs (run 'ctx pack')")
+		}
+		return h, err
+	case isHex(hx) && len(hx) == 64:
+		h, _ := ParseHex(hx)
+		if _, err := s.Stat(h); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return Hash{}, &NotFoundError{Hash: h, What: what}
+			}
+			return Hash{}, err
+		}
+		return h, nil
+	case isHex(hx) && len(hx) > 64:
+		return Hash{}, &BadNameError{Name: name, Reason: "a sha256 hash has 64 hex digits"}
+	case isHex(hx) && len(hx) >= MinPrefix:
+		return s.resolvePrefix(name, strings.ToLower(hx), what, packs)
+	case isHex(hx):
+		return Hash{}, &BadNameError{Name: name, Reason: fmt.Sprintf("a hash prefix needs at least %d hex digits", MinPrefix)}
+	case explicit:
+		return Hash{}, &BadNameError{Name: name, Reason: "what follows the scheme is not hex"}
+	case CheckTagName(name) == nil:
+		h, err := s.ReadRef(name)
+		if errors.Is(err, ErrNotFound) {
+			return Hash{}, fmt.Errorf("no %s or tag named %q %w", what, name, ErrNotFound)
+		}
+		return h, err
+	default:
+		return Hash{}, &BadNameError{Name: name, Reason: "use " + Names}
+	}
+}
+
+func (s *Store) resolvePrefix(name, prefix, what string, packs bool) (Hash, error) {
+	var found []Hash
+	if packs {
+		idx, err := s.IndexedPacks()
+		if err != nil {
+			return Hash{}, err
+		}
+		for _, h := range idx {
+			if strings.HasPrefix(h.Hex(), prefix) {
+				found = append(found, h)
+			}
+		}
+	}
+	if len(found) == 0 {
+		var err error
+		if found, err = s.objectsWithPrefix(prefix); err != nil {
+			return Hash{}, err
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Hash{}, fmt.Errorf("no %s matches %q %w", what, name, ErrNotFound)
+	case 1:
+		return found[0], nil
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Hex() < found[j].Hex() })
+	return Hash{}, &AmbiguousError{Name: name, Candidates: found}
+}
+
+func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {
+	dir := filepath.Join(s.root, objectsDir, prefix[:2])
+	d, err := os.Open(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	var out []Hash
+	for _, n := range names {
+		if strings.HasPrefix(prefix[:2]+n, prefix) {
+			if h, err := ParseHex(prefix[:2] + n); err == nil {
+				out = append(out, h)
+			}
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,390 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+)
+
+// ImmutableError says a write would put other bytes under an existing name.
+type ImmutableError struct {
+	Hash   Hash
+	Detail string
+}
+
+func (e *ImmutableError) Error() string {
+	return fmt.Sprintf("object %s is immutable: %s", e.Hash, e.Detail)
+}
+
+// Stats counts what a batch did.
+type Stats struct {
+	Written      int   // objects newly stored
+	Reused       int   // objects that were already there (deduplicated)
+	BytesWritten int64 // bytes of the newly stored objects
+}
+
+// smallFile is the size up to which PutFile reads a file into memory and
+// checks for the object before writing anything: the cheap dedup path.
+const smallFile = 1 << 20
+
+// Batch stores a set of objects so that none is visible under its final name
+// until all are durable: blobs go to temporary files, Commit syncs them once
+// and links them into place. Abort (or a crash) leaves nothing under objects/.
+// A Batch may be used from several goroutines.
+type Batch struct {
+	s *Store
+
+	mu      sync.Mutex
+	pending map[Hash]string // hash -> temporary file
+	stats   Stats
+	known   map[Hash]bool // present before this batch
+
+	sem chan struct{} // bounds the files read in parallel
+	wg  sync.WaitGroup
+}
+
+// NewBatch starts a batch of writes.
+func (s *Store) NewBatch() *Batch {
+	n := runtime.GOMAXPROCS(0)
+	if n < 2 {
+		n = 2
+	}
+	return &Batch{s: s, pending: map[Hash]string{}, known: map[Hash]bool{}, sem: make(chan struct{}, n)}
+}
+
+// Stats returns the counts so far.
+func (b *Batch) Stats() Stats {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.stats
+}
+
+// PutBytes stores data and returns its hash.
+func (b *Batch) PutBytes(data []byte) (Hash, error) {
+	h := Sum(data)
+	if ok, err := b.present(h, int64(len(data))); err != nil || ok {
+		return h, err
+	}
+	tmp, err := b.writeTemp(func(w io.Writer) error { _, err := w.Write(data); return err })
+	if err != nil {
+		return h, err
+	}
+	b.addPending(h, tmp, int64(len(data)))
+	return h, nil
+}
+
+// PutReader streams r into the store, hashing while writing, and returns the
+// hash and size. Memory stays bounded whatever the size of r.
+func (b *Batch) PutReader(r io.Reader) (Hash, int64, error) {
+	hw := sha256.New()
+	var n int64
+	tmp, err := b.writeTemp(func(w io.Writer) error {
+		var err error
+		n, err = copyBuffer(io.MultiWriter(w, hw), r)
+		return err
+	})
+	if err != nil {
+		return Hash{}, 0, err
+	}
+	var h Hash
+	hw.Sum(h[:0])
+	if ok, err := b.present(h, n); err != nil || ok {
+		os.Remove(tmp)
+		return h, n, err
+	}
+	b.addPending(h, tmp, n)
+	return h, n, nil
+}
+
+// Result is the outcome of an asynchronous put.
+type Result struct {
+	Hash Hash
+	Size int64
+	Err  error
+}
+
+// PutFile stores the file at path in the background and returns a channel
+// that yields the result; files are read in parallel, a few at a time.
+func (b *Batch) PutFile(path string) <-chan Result {
+	ch := make(chan Result, 1)
+	b.wg.Add(1)
+	b.sem <- struct{}{}
+	go func() {
+		defer b.wg.Done()
+		defer func() { <-b.sem }()
+		h, n, err := b.putFile(path)
+		ch <- Result{Hash: h, Size: n, Err: err}
+	}()
+	return ch
+}
+
+func (b *Batch) putFile(path string) (Hash, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Hash{}, 0, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Hash{}, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Hash{}, 0, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() <= smallFile {
+		data, err := io.ReadAll(io.LimitReader(f, smallFile+1))
+		if err != nil {
+			return Hash{}, 0, err
+		}
+		if int64(len(data)) <= smallFile {
+			h, err := b.PutBytes(data)
+			return h, int64(len(data)), err
+		}
+		// It grew while we read it: stream what is there now.
+		return b.PutReader(io.MultiReader(bytes.NewReader(data), f))
+	}
+	return b.PutReader(f)
+}
+
+// present reports whether h is already stored or pending in this batch. An
+// existing object of another size is someone's attempt to change it (or
+// damage): refuse rather than trust either copy.
+func (b *Batch) present(h Hash, size int64) (bool, error) {
+	b.mu.Lock()
+	if _, ok := b.pending[h]; ok {
+		b.stats.Reused++
+		b.mu.Unlock()
+		return true, nil
+	}
+	known := b.known[h]
+	b.mu.Unlock()
+	if !known {
+		got, err := b.s.Stat(h)
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if got != size {
+			return false, &ImmutableError{Hash: h, Detail: fmt.Sprintf("the stored copy has %d bytes, not %d (run 'ctx fsck')", got, size)}
+		}
+	}
+	b.mu.Lock()
+	b.known[h] = true
+	b.stats.Reused++
+	b.mu.Unlock()
+	return true, nil
+}
+
+func (b *Batch) addPending(h Hash, tmp string, n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, dup := b.pending[h]; dup {
+		// Two goroutines stored the same content at once; keep one copy.
+		os.Remove(tmp)
+		b.stats.Reused++
+		return
+	}
+	b.pending[h] = tmp
+	b.stats.Written++
+	b.stats.BytesWritten += n
+}
+
+// writeTemp writes a new read-only temporary file in the store's tmp/ and
+// returns its path; on error nothing is left behind.
+func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
+	f, err := os.CreateTemp(b.s.tmp(), "obj-*")
+	if err != nil {
+		return "", fmt.Errorf("cannot write to the store: %w", err)
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Chmod(0o444); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("cannot write to the store: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// Wait waits for every PutFile started so far.
+func (b *Batch) Wait() { b.wg.Wait() }
+
+// Commit makes every pending object durable and visible: one sync of the
+// store's filesystem for all the temporary files, then each is linked under
+// its final name (a link never replaces an existing file, so an object can
+// never be rewritten), then one more sync for the new directory entries.
+func (b *Batch) Commit() error {
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.pending) == 0 {
+		return nil
+	}
+	if err := syncStore(b.s.root, b.pendingFiles()); err != nil {
+		return err
+	}
+	for h, tmp := range b.pending {
+		if err := b.s.link(h, tmp); err != nil {
+			return err
+		}
+		delete(b.pending, h)
+	}
+	return syncStore(b.s.root, nil)
+}
+
+func (b *Batch) pendingFiles() []string {
+	files := make([]string, 0, len(b.pending))
+	for _, p := range b.pending {
+		files = append(files, p)
+	}
+	return files
+}
+
+// Abort removes the batch's temporary files; nothing it stored stays.
+func (b *Batch) Abort() {
+	b.wg.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for h, tmp := range b.pending {
+		os.Remove(tmp)
+		delete(b.pending, h)
+	}
+}
+
+// link puts the temporary file tmp under h's final name and removes tmp.
+// When the name already exists (another writer got there first) the existing
+// object is kept if it has the same size and the write is refused otherwise.
+func (s *Store) link(h Hash, tmp string) error {
+	final := s.objectPath(h)
+	err := os.Link(tmp, final)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			return err
+		}
+		err = os.Link(tmp, final)
+	}
+	if errors.Is(err, fs.ErrExist) {
+		fi, serr := os.Stat(tmp)
+		got, gerr := s.Stat(h)
+		if serr == nil && gerr == nil && got != fi.Size() {
+			os.Remove(tmp)
+			return &ImmutableError{Hash: h, Detail: fmt.Sprintf("the stored copy has %d bytes, not %d (run 'ctx fsck')", got, fi.Size())}
+		}
+		err = gerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot store object %s: %w", h, err)
+	}
+	return os.Remove(tmp)
+}
+
+// PutObject stores one object durably at once (used for manifests, after
+// their blobs were committed): write, sync, link, sync the directory.
+func (s *Store) PutObject(data []byte) (Hash, bool, error) {
+	h := Sum(data)
+	if got, err := s.Stat(h); err == nil {
+		if got != int64(len(data)) {
+			return h, false, &ImmutableError{Hash: h, Detail: fmt.Sprintf("the stored copy has %d bytes, not %d (run 'ctx fsck')", got, len(data))}
+		}
+		return h, false, nil
+	}
+	f, err := os.CreateTemp(s.tmp(), "obj-*")
+	if err != nil {
+		return h, false, fmt.Errorf("cannot write to the store: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o444)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return h, false, fmt.Errorf("cannot write to the store: %w", err)
+	}
+	if err := s.link(h, tmp); err != nil {
+		os.Remove(tmp)
+		return h, false, err
+	}
+	syncDir(filepath.Dir(s.objectPath(h)))
+	return h, true, nil
+}
+
+// writeFileAtomic replaces path with data: temporary file in the same
+// directory, sync, rename. Readers see the old or the new content, never a
+// mix.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	syncDir(dir)
+	return nil
+}
+
+func copyBuffer(dst io.Writer, src io.Reader) (int64, error) {
+	buf := make([]byte, 1<<20)
+	return io.CopyBuffer(dst, struct{ io.Reader }{src}, buf)
+}
+
+// syncStore makes the given files (or, on Linux, the whole filesystem of the
+// store) durable in as few calls as the platform allows.
+func syncStore(root string, files []string) error {
+	if syncfs(root) {
+		return nil
+	}
+	for _, p := range files {
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		err = f.Sync()
+		f.Close()
+		if err != nil && !errors.Is(err, syscall.EINVAL) {
+			return err
+		}
+	}
+	syncDir(filepath.Join(root, objectsDir))
+	return nil
+}

@@ -1,0 +1,191 @@
+package ctx_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/itchyny/gojq"
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
+)
+
+// TestMain registers every ctx-* main, so scripts run the real programs, and
+// `ctx VERB` goes through the real dispatcher and exec. jq is gojq, so the
+// jq checks of the scripts run on any machine with Go.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ctx-init": func() { os.Exit(initcmd.Main()) },
+		"ctx-pack": func() { os.Exit(packcmd.Main()) },
+		"ctx-show": func() { os.Exit(showcmd.Main()) },
+		"jq":       func() { os.Exit(runJQ(os.Args[1:])) },
+	})
+}
+
+// TestScripts runs testdata/scripts/*.txtar. Set CTX_UPDATE_SCRIPTS=1 to
+// rewrite the golden files of failing cmp commands.
+func TestScripts(t *testing.T) {
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/scripts",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		UpdateScripts:       os.Getenv("CTX_UPDATE_SCRIPTS") != "",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
+			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
+			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"stdout2env": stdoutToEnv,
+			"sha256env":  sha256ToEnv,
+		},
+	})
+}
+
+// stdoutToEnv sets an environment variable to the last command's standard
+// output, trimmed: `exec ctx pack log.json` then `stdout2env PACK`.
+func stdoutToEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: stdout2env NAME")
+	}
+	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// sha256ToEnv sets an environment variable to the hex SHA-256 of a file:
+// `sha256env FILE NAME`.
+func sha256ToEnv(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: sha256env FILE NAME")
+	}
+	sum := sha256.Sum256([]byte(ts.ReadFile(args[0])))
+	ts.Setenv(args[1], hex.EncodeToString(sum[:]))
+}
+
+// runJQ is the part of jq the scripts use, on gojq: jq [-e] [-r] [-c] [-s]
+// FILTER [FILE...]. -e exits 1 when the last output is false or null, as jq
+// does.
+func runJQ(args []string) int {
+	var raw, exit, slurp bool
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") && len(args[0]) > 1 {
+		for _, c := range args[0][1:] {
+			switch c {
+			case 'r':
+				raw = true
+			case 'e':
+				exit = true
+			case 'c':
+			case 's':
+				slurp = true
+			default:
+				fmt.Fprintf(os.Stderr, "jq: unknown flag -%c\n", c)
+				return 2
+			}
+		}
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "usage: jq [-ercs] FILTER [FILE...]")
+		return 2
+	}
+	q, err := gojq.Parse(args[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jq:", err)
+		return 3
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jq:", err)
+		return 3
+	}
+	var inputs []io.Reader
+	for _, f := range args[1:] {
+		fh, err := os.Open(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "jq:", err)
+			return 2
+		}
+		defer fh.Close()
+		inputs = append(inputs, fh)
+	}
+	if len(inputs) == 0 {
+		inputs = append(inputs, os.Stdin)
+	}
+	dec := json.NewDecoder(io.MultiReader(inputs...))
+	dec.UseNumber()
+	var values []any
+	for {
+		var v any
+		if err := dec.Decode(&v); err == io.EOF {
+			break
+		} else if err != nil {
+			fmt.Fprintln(os.Stderr, "jq: parse error:", err)
+			return 2
+		}
+		values = append(values, normalizeNumbers(v))
+	}
+	if slurp {
+		values = []any{values}
+	}
+	status := 0
+	var last any = nil
+	outputs := 0
+	for _, v := range values {
+		iter := code.Run(v)
+		for {
+			out, ok := iter.Next()
+			if !ok {
+				break
+			}
+			if err, ok := out.(error); ok {
+				fmt.Fprintln(os.Stderr, "jq: error:", err)
+				return 5
+			}
+			last, outputs = out, outputs+1
+			if s, ok := out.(string); ok && raw {
+				fmt.Println(s)
+				continue
+			}
+			b, _ := gojq.Marshal(out)
+			fmt.Println(string(b))
+		}
+	}
+	if exit && (outputs == 0 || last == nil || last == false) {
+		status = 1
+	}
+	return status
+}
+
+// normalizeNumbers turns json.Number into the int or float64 gojq expects.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return int(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalizeNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalizeNumbers(x[k])
+		}
+	}
+	return v
+}
