@@ -165,34 +165,3 @@ func Resolve(st *store.Store, name string) (*Manifest, error) {
 	}
 	return Load(st, h)
 }
-
-// Refs returns every object the manifest references, each once, in manifest
-// order: the closure of the pack besides the manifest itself.
-func (m *Manifest) Refs() []store.Hash {
-	seen := map[store.Hash]bool{}
-	var out []store.Hash
-	add := func(h store.Hash) {
-		if !seen[h] {
-			seen[h] = true
-			out = append(out, h)
-		}
-	}
-	if m.SystemPrompt != nil {
-		add(*m.SystemPrompt)
-	}
-	for _, p := range m.Prompts {
-		add(p.ContentRef)
-	}
-	for _, f := range m.Inputs {
-		add(f.ContentRef)
-	}
-	for _, s := range m.Steps {
-		if s.OutputRef != nil {
-			add(*s.OutputRef)
-		}
-	}
-	for _, o := range m.Outputs {
-		add(o.ContentRef)
-	}
-	return out
-}
