@@ -3,6 +3,7 @@ package pack
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -99,4 +100,25 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 	}
 	m.Hash = h.String()
 	return p, nil
+}
+
+// Reindex rebuilds the index entry of pack h from its manifest (verified),
+// stamped with the time the manifest object was stored, and writes it.
+// ctx log uses it for a damaged entry, ctx fsck --repair-index for missing
+// ones.
+func Reindex(st *store.Store, h store.Hash) (IndexEntry, error) {
+	m, err := Load(st, h)
+	if err != nil {
+		return IndexEntry{}, err
+	}
+	stored := time.Unix(0, 0)
+	if fi, err := os.Lstat(st.ObjectPath(h)); err == nil {
+		stored = fi.ModTime()
+	}
+	e := NewIndexEntry(h, m, stored)
+	b, err := json.Marshal(e)
+	if err != nil {
+		return e, err
+	}
+	return e, st.WriteIndex(h, append(b, '\n'))
 }
