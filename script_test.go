@@ -106,7 +106,7 @@ func runJQ(args []string) int {
 		fmt.Fprintln(os.Stderr, "jq:", err)
 		return 3
 	}
-	code, err := gojq.Compile(q)
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(os.Environ))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "jq:", err)
 		return 3
