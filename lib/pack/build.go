@@ -526,7 +526,7 @@ func (b *builder) addInput(raw json.RawMessage, i int) {
 				b.problem(key(path, "name"), "missing")
 			}
 		}
-		if name != "" {
+		if hasName || name != "" {
 			b.checkName(name, key(path, "name"), b.inputNames, "inputs", i)
 		}
 		f.Name = name
@@ -610,7 +610,7 @@ func (b *builder) addOutput(raw json.RawMessage, i int) {
 				b.problem(key(path, "name"), "missing")
 			}
 		}
-		if name != "" {
+		if hasName || name != "" {
 			b.checkName(name, key(path, "name"), b.outputNames, "outputs", i)
 			if disk == "" && CheckName(name) == nil {
 				disk = b.onDisk(name)

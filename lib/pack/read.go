@@ -312,7 +312,7 @@ type posReader struct {
 // recentSize bounds how far behind the read head a syntax error may be
 // and still be pinned to its exact byte; it covers one read of the
 // buffered reader below the decoder.
-const recentSize = 512 << 10
+const recentSize = 64 << 10
 
 func (p *posReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
