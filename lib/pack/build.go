@@ -41,8 +41,8 @@ type Options struct {
 	Warn func(msg string)
 }
 
-// Artifact is an output whose file exists on disk under the root: where a
-// provenance sidecar can go.
+// Artifact is an output whose file exists on disk under the root, in a
+// directory that is under the root too: where a provenance sidecar can go.
 type Artifact struct {
 	Output int    // index in Manifest.Outputs
 	Path   string // the file on disk
@@ -830,5 +830,22 @@ func (b *builder) finish() (*Result, error) {
 		return nil, &ValidationError{Problems: b.problems, More: b.more}
 	}
 	m := b.m
-	return &Result{Manifest: &m, Artifacts: artifacts}, nil
+	return &Result{Manifest: &m, Artifacts: b.sidecarSafe(artifacts)}, nil
+}
+
+// sidecarSafe keeps the artifacts whose directory is under the root once
+// symlinks are resolved. The file itself was checked, but a sidecar is
+// written beside it, and a symlinked directory on the way could take that
+// write outside the root.
+func (b *builder) sidecarSafe(artifacts []Artifact) []Artifact {
+	out := artifacts[:0]
+	for _, a := range artifacts {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(a.Path))
+		if err != nil || !within(b.rootReal, dir) {
+			b.opts.Warn(fmt.Sprintf("outputs[%d]: the directory of %s leads outside the root %s through a symlink; no sidecar is written there", a.Output, b.m.Outputs[a.Output].Name, b.root))
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }

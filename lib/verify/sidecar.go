@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -18,101 +20,372 @@ import (
 // SidecarSuffix is appended to an artifact's file name to name its sidecar.
 const SidecarSuffix = ".ctx.json"
 
+// maxSidecarSize bounds what is read as a sidecar. A real one lists the
+// pack's input refs and tools, a few KiB even for large runs; anything
+// bigger is some other file, and is not read whole into memory.
+const maxSidecarSize = 16 << 20
+
 // Sidecar is the provenance record written beside an artifact.
 type Sidecar struct {
 	ContextPack string   `json:"context_pack"` // "sha256:<hex>" of the pack
 	Output      string   `json:"output"`       // the output's name in the pack
 	ContentRef  string   `json:"content_ref"`  // the output's recorded hash
-	Inputs      []string `json:"inputs"`       // refs of the pack's inputs
+	Inputs      []string `json:"inputs"`       // refs of the pack's inputs, each once
 	Tools       []string `json:"tools"`        // tools the run called, in order of first use
 	Confidence  string   `json:"confidence,omitempty"`
 	Notes       string   `json:"notes,omitempty"`
 }
 
+// ErrNotSidecar is matched (errors.Is) by the error for a file at a
+// sidecar's path that is not a ctx sidecar.
+var ErrNotSidecar = errors.New("not a ctx sidecar")
+
+// NotSidecarError says the file at a sidecar's path is not a ctx sidecar,
+// and why.
+type NotSidecarError struct {
+	Path   string
+	Reason string
+}
+
+func (e *NotSidecarError) Error() string {
+	return fmt.Sprintf("%s is not a ctx sidecar: %s", e.Path, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrNotSidecar) true.
+func (e *NotSidecarError) Is(target error) bool { return target == ErrNotSidecar }
+
+// ErrArtifactDiffers is matched (errors.Is) by the warning WriteSidecar
+// returns when the file on disk is not the pack's recorded output.
+var ErrArtifactDiffers = errors.New("the artifact differs from the pack's output")
+
 // NewSidecar describes output i of pack m (whose Hash is set).
 func NewSidecar(m *pack.Manifest, i int) Sidecar {
 	o := m.Outputs[i]
-	sc := Sidecar{
+	return Sidecar{
 		ContextPack: m.Hash,
 		Output:      o.Name,
 		ContentRef:  o.ContentRef.String(),
-		Inputs:      []string{},
-		Tools:       []string{},
+		Inputs:      inputRefs(m),
+		Tools:       tools(m),
 		Confidence:  o.Confidence,
 		Notes:       o.Notes,
 	}
+}
+
+// inputRefs lists the refs of m's inputs in order, each once: two inputs
+// with the same content are one thing the output drew on.
+func inputRefs(m *pack.Manifest) []string {
+	out := make([]string, 0, len(m.Inputs))
+	seen := map[store.Hash]bool{}
 	for _, in := range m.Inputs {
-		sc.Inputs = append(sc.Inputs, in.ContentRef.String())
+		if !seen[in.ContentRef] {
+			seen[in.ContentRef] = true
+			out = append(out, in.ContentRef.String())
+		}
 	}
+	return out
+}
+
+// tools lists the tools m's tool_call steps called, in order of first use.
+// Other step types (model_call and the like) name a model or an event, not
+// a tool the output was made with.
+func tools(m *pack.Manifest) []string {
+	out := []string{}
 	seen := map[string]bool{}
 	for _, s := range m.Steps {
 		if s.Type == "tool_call" && !seen[s.Tool] {
 			seen[s.Tool] = true
-			sc.Tools = append(sc.Tools, s.Tool)
+			out = append(out, s.Tool)
 		}
 	}
-	return sc
+	return out
 }
 
 // SidecarPath returns where the sidecar of artifact goes.
 func SidecarPath(artifact string) string { return artifact + SidecarSuffix }
 
-// ReadSidecar reads the sidecar of artifact. A missing sidecar gives an error
-// matching fs.ErrNotExist; a file that is not a ctx sidecar gives
-// ErrNotSidecar.
-func ReadSidecar(artifact string) (Sidecar, error) {
-	var sc Sidecar
-	b, err := os.ReadFile(SidecarPath(artifact))
-	if err != nil {
-		return sc, err
-	}
-	if err := json.Unmarshal(b, &sc); err != nil || sc.ContextPack == "" {
-		return sc, fmt.Errorf("%s: %w", SidecarPath(artifact), ErrNotSidecar)
-	}
-	return sc, nil
-}
-
-// ErrNotSidecar says a file at a sidecar's path is not a ctx sidecar.
-var ErrNotSidecar = errors.New("not a ctx sidecar")
-
-// WriteSidecar writes the sidecar of output i of pack m beside the artifact
-// file, atomically. It writes nothing, and says why, when the artifact's
-// bytes are not the pack's recorded output or when a file that is not a ctx
-// sidecar already sits at the sidecar's path.
-func WriteSidecar(m *pack.Manifest, i int, artifact string) error {
-	want := m.Outputs[i].ContentRef
-	got, err := hashFile(artifact)
-	if err != nil {
-		return err
-	}
-	if got != want {
-		return fmt.Errorf("%s differs from output %q of the pack (%s, not %s); no sidecar written", artifact, m.Outputs[i].Name, got, want)
-	}
-	path := SidecarPath(artifact)
-	if _, err := ReadSidecar(artifact); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		if errors.Is(err, ErrNotSidecar) {
-			return fmt.Errorf("%s exists and is not a ctx sidecar; left as it is", path)
-		}
-		return err
-	}
+// EncodeSidecar returns the bytes of a sidecar file: indented JSON with a
+// final newline, keys in a fixed order, so the same pack always writes the
+// same bytes and a sidecar diffs well under version control.
+func EncodeSidecar(sc Sidecar) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(NewSidecar(m, i)); err != nil {
-		return err
+	if err := enc.Encode(sc); err != nil {
+		return nil, err
 	}
-	return writeAtomic(path, buf.Bytes())
+	return buf.Bytes(), nil
 }
 
+// ParseSidecar decodes the bytes of a sidecar file. It accepts the fields of
+// the contract; output and content_ref may be missing (sidecars in the
+// seed's shape have neither). context_pack must be a full hash,
+// sha256:<hex> or ctx://<hex>, and is returned as sha256:<hex>, as is
+// content_ref. Unknown fields are ignored, so later versions can add some.
+// A failure is a *NotSidecarError with an empty Path.
+func ParseSidecar(b []byte) (Sidecar, error) {
+	var sc Sidecar
+	fail := func(format string, args ...any) (Sidecar, error) {
+		return Sidecar{}, &NotSidecarError{Reason: fmt.Sprintf(format, args...)}
+	}
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&raw); err != nil || raw == nil {
+		return fail("not a JSON object")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fail("unexpected data after the JSON object")
+	}
+	str := func(k string, required bool) (string, bool) {
+		v, ok := raw[k]
+		if !ok || string(v) == "null" {
+			return "", !required
+		}
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return "", false
+		}
+		return s, true
+	}
+	list := func(k string) ([]string, bool) {
+		v, ok := raw[k]
+		if !ok || string(v) == "null" {
+			return nil, true
+		}
+		var l []string
+		if json.Unmarshal(v, &l) != nil {
+			return nil, false
+		}
+		return l, true
+	}
+	cp, ok := str("context_pack", true)
+	if !ok {
+		return fail("no context_pack string")
+	}
+	h, err := parseFullHash(cp)
+	if err != nil {
+		return fail("context_pack: %v", err)
+	}
+	sc.ContextPack = h.String()
+	if sc.Output, ok = str("output", false); !ok {
+		return fail("output must be a string")
+	}
+	ref, ok := str("content_ref", false)
+	if !ok {
+		return fail("content_ref must be a string")
+	}
+	if ref != "" {
+		h, err := parseFullHash(ref)
+		if err != nil {
+			return fail("content_ref: %v", err)
+		}
+		sc.ContentRef = h.String()
+	}
+	if sc.Inputs, ok = list("inputs"); !ok {
+		return fail("inputs must be an array of strings")
+	}
+	if sc.Tools, ok = list("tools"); !ok {
+		return fail("tools must be an array of strings")
+	}
+	if sc.Confidence, ok = str("confidence", false); !ok {
+		return fail("confidence must be a string")
+	}
+	if sc.Notes, ok = str("notes", false); !ok {
+		return fail("notes must be a string")
+	}
+	return sc, nil
+}
+
+// parseFullHash accepts the two spellings of a whole hash that are
+// unambiguous without a store: sha256:<hex> and ctx://<hex>. A sidecar never
+// names a pack by prefix or ref, which could come to mean another pack.
+func parseFullHash(s string) (store.Hash, error) {
+	if hx, ok := strings.CutPrefix(s, "ctx://"); ok {
+		h, err := store.ParseHex(hx)
+		if err != nil {
+			return h, fmt.Errorf("%q is not a sha256:<hex> reference", s)
+		}
+		return h, nil
+	}
+	return store.ParseRef(s)
+}
+
+// ReadSidecar reads the sidecar of artifact. A missing sidecar gives an error
+// matching fs.ErrNotExist; a file there that is not a ctx sidecar (not
+// parseable, a directory, a symlink) gives a *NotSidecarError.
+func ReadSidecar(artifact string) (Sidecar, error) {
+	sc, _, err := readSidecarFile(SidecarPath(artifact))
+	return sc, err
+}
+
+// readSidecarFile reads and parses the sidecar at path and returns its bytes
+// too. The file must be a regular file reached without following a symlink
+// at its own name: a link there was put by someone else, and ctx neither
+// reads through it nor replaces it.
+func readSidecarFile(path string) (Sidecar, []byte, error) {
+	notSidecar := func(reason string) (Sidecar, []byte, error) {
+		return Sidecar{}, nil, &NotSidecarError{Path: path, Reason: reason}
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return Sidecar{}, nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+		}
+		return Sidecar{}, nil, err
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return notSidecar("it is a symlink, which ctx never follows or replaces")
+	case fi.IsDir():
+		return notSidecar("it is a directory")
+	case !fi.Mode().IsRegular():
+		return notSidecar("it is not a regular file")
+	case fi.Size() > maxSidecarSize:
+		return notSidecar(fmt.Sprintf("it is larger than %d MiB", maxSidecarSize>>20))
+	}
+	f, err := openRegular(path, syscall.O_NOFOLLOW)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return notSidecar("it is a symlink, which ctx never follows or replaces")
+		}
+		return Sidecar{}, nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSidecarSize+1))
+	if err != nil {
+		return Sidecar{}, nil, err
+	}
+	if len(b) > maxSidecarSize {
+		return notSidecar(fmt.Sprintf("it is larger than %d MiB", maxSidecarSize>>20))
+	}
+	sc, err := ParseSidecar(b)
+	if err != nil {
+		var ns *NotSidecarError
+		if errors.As(err, &ns) {
+			ns.Path = path
+		}
+		return Sidecar{}, nil, err
+	}
+	return sc, b, nil
+}
+
+// WriteSidecar writes the sidecar of output i of pack m (published: its Hash
+// is set) beside the artifact file, atomically: a temporary file in the same
+// directory, then a rename, so a reader never sees half a sidecar.
+//
+// A non-nil error is a warning for the caller to print; the pack is sound
+// either way. It says why nothing was written (a file that is not a ctx
+// sidecar, a symlink or a directory at the sidecar's path is left as it is),
+// or, matching ErrArtifactDiffers, that the sidecar was written but the
+// artifact's bytes are not the pack's recorded output, so ctx verify will
+// call it modified. One exception keeps the better record: when the artifact
+// differs from this pack's output and the sidecar already there vouches for
+// the artifact's current bytes, that sidecar is kept.
+func WriteSidecar(m *pack.Manifest, i int, artifact string) error {
+	if i < 0 || i >= len(m.Outputs) {
+		return fmt.Errorf("the pack has no output %d", i)
+	}
+	if _, err := store.ParseRef(m.Hash); err != nil {
+		return fmt.Errorf("%s: the pack has no hash yet; sidecars are written once it is stored", SidecarPath(artifact))
+	}
+	o := m.Outputs[i]
+	got, err := hashFile(artifact)
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %v; no sidecar written", artifact, unwrapPathError(err))
+	}
+	path := SidecarPath(artifact)
+	data, err := EncodeSidecar(NewSidecar(m, i))
+	if err != nil {
+		return err
+	}
+	differs := &DiffersError{Artifact: artifact, Output: o.Name, Recorded: o.ContentRef, Actual: got}
+	old, oldBytes, err := readSidecarFile(path)
+	switch {
+	case err == nil:
+		if bytes.Equal(oldBytes, data) {
+			if got != o.ContentRef {
+				return differs
+			}
+			return nil // already there: leave the file, and its mtime, alone
+		}
+		if got != o.ContentRef && old.ContentRef == got.String() {
+			return fmt.Errorf("%w; %s, from pack %s, matches the file and was left as it is", differs.short(), path, old.ContextPack)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return fmt.Errorf("%v; left as it is, no sidecar written", err)
+	}
+	if err := writeAtomic(path, data); err != nil {
+		return fmt.Errorf("cannot write %s: %v", path, unwrapPathError(err))
+	}
+	if got != o.ContentRef {
+		return differs
+	}
+	return nil
+}
+
+// DiffersError says an artifact's bytes are not the output the pack
+// recorded under its name.
+type DiffersError struct {
+	Artifact string
+	Output   string
+	Recorded store.Hash
+	Actual   store.Hash
+}
+
+func (e *DiffersError) short() error {
+	return fmt.Errorf("%s differs from output %q of the pack (the file is %s, the pack recorded %s)", e.Artifact, e.Output, e.Actual, e.Recorded)
+}
+
+func (e *DiffersError) Error() string {
+	return e.short().Error() + "; its sidecar names the pack's content, so 'ctx verify' reports the file modified"
+}
+
+// Is makes errors.Is(err, ErrArtifactDiffers) true.
+func (e *DiffersError) Is(target error) bool { return target == ErrArtifactDiffers }
+
+// openRegular opens path for reading and checks that it is a regular file.
+// O_NONBLOCK keeps a FIFO planted at the path from blocking the open; it
+// changes nothing for a regular file.
+func openRegular(path string, flags int) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		what := "not a regular file"
+		if fi.IsDir() {
+			what = "a directory"
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular(what)}
+	}
+	return f, nil
+}
+
+// errNotRegular is the error of a path that is not a regular file.
+type errNotRegular string
+
+func (e errNotRegular) Error() string { return "it is " + string(e) }
+
+// hashFile returns the SHA-256 of the regular file at path (symlinks
+// followed, as sha256sum does), read in a stream.
 func hashFile(path string) (store.Hash, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, 0)
 	if err != nil {
 		return store.Hash{}, err
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	buf := make([]byte, 256<<10)
+	// The struct hides File.WriteTo, which would copy through a small buffer.
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf); err != nil {
 		return store.Hash{}, err
 	}
 	var out store.Hash
@@ -121,7 +394,8 @@ func hashFile(path string) (store.Hash, error) {
 }
 
 // writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a reader never sees half a sidecar.
+// directory and a rename, so a reader never sees half a sidecar. The rename
+// replaces the directory entry, never writing through whatever was there.
 func writeAtomic(path string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".ctx-sidecar-*")
 	if err != nil {
@@ -143,6 +417,14 @@ func writeAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+	}
+	return err
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
 	}
 	return err
 }

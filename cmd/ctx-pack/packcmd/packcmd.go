@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
@@ -37,9 +38,12 @@ output_base64), a file (path, output_path; read in a stream, relative to
 output_ref). A log with any problem is reported in full, one line per
 problem with its JSON path, and nothing is stored.
 
-For every output whose file exists under the root with the recorded
-content, a provenance sidecar <file>.ctx.json is written beside it (see
-'ctx verify').`,
+For every output whose file exists under the root (given by path, or by
+name relative to the root), a provenance sidecar <file>.ctx.json is written
+beside it, naming the pack and the output's recorded hash (see 'ctx
+verify'); --no-sidecars turns this off. A file at that path that is not a
+ctx sidecar is never overwritten, and a file that differs from the recorded
+output is warned about.`,
 		Examples: `ctx pack run.json
 agent-run | ctx pack -
 ctx pack --tag baseline --json run.json | jq -r .hash
@@ -136,7 +140,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	if !cfg.noSidecars {
 		for _, a := range res.Artifacts {
-			if err := verify.WriteSidecar(m, a.Output, a.Path); err != nil {
+			if err := verify.WriteSidecar(m, a.Output, displayPath(a.Path)); err != nil {
 				msg.Warnf("outputs[%d]: %v", a.Output, err)
 			}
 		}
@@ -182,6 +186,21 @@ func logError(src string, err error) error {
 		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, se).WithHint("nothing was stored")
 	}
 	return cli.Errorf(cli.ExitTrouble, "%s: %v", src, err).WithHint("nothing was stored")
+}
+
+// displayPath returns path relative to the current directory when it is
+// below it, as git names files, so messages stay short and no absolute
+// path is printed needlessly.
+func displayPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return path
+	}
+	return rel
 }
 
 // unwrap drops the "open FILE:" prefix of a path error, which the message
