@@ -90,7 +90,9 @@ func (o *Object) Read(p []byte) (int, error) {
 
 // WriteTo streams the whole object to w, checking the hash at the end.
 func (o *Object) WriteTo(w io.Writer) (int64, error) {
-	buf := make([]byte, 256<<10)
+	// Sized to the object, up to 256 KiB: checking a pack's thousands of
+	// small blobs should not allocate 256 KiB for each.
+	buf := make([]byte, min(max(o.size+1, 512), 256<<10))
 	var total int64
 	for {
 		n, err := o.Read(buf)

@@ -383,7 +383,13 @@ func hashFile(path string) (store.Hash, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	buf := make([]byte, 256<<10)
+	// A buffer the size of the file, up to 256 KiB: most artifacts are small,
+	// and a walk over thousands of them should not allocate 256 KiB each.
+	n := int64(256 << 10)
+	if fi, err := f.Stat(); err == nil && fi.Size() < n {
+		n = max(fi.Size(), 512)
+	}
+	buf := make([]byte, n)
 	// The struct hides File.WriteTo, which would copy through a small buffer.
 	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf); err != nil {
 		return store.Hash{}, err
