@@ -227,16 +227,20 @@ func readSidecarFile(path string) (Sidecar, []byte, error) {
 	notSidecar := func(reason string) (Sidecar, []byte, error) {
 		return Sidecar{}, nil, &NotSidecarError{Path: path, Reason: reason}
 	}
-	fi, err := os.Lstat(path)
-	if err != nil {
-		if errors.Is(err, syscall.ENOTDIR) {
-			return Sidecar{}, nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
-		}
+	// Opened without following a link, then checked with the open file's
+	// own stat: one open and one stat per sidecar, which counts in a walk
+	// over thousands.
+	f, fi, err := open(path, syscall.O_NOFOLLOW)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return notSidecar("it is a symlink, which ctx never follows or replaces")
+	case errors.Is(err, syscall.ENOTDIR):
+		return Sidecar{}, nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	case err != nil:
 		return Sidecar{}, nil, err
 	}
+	defer f.Close()
 	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return notSidecar("it is a symlink, which ctx never follows or replaces")
 	case fi.IsDir():
 		return notSidecar("it is a directory")
 	case !fi.Mode().IsRegular():
@@ -244,14 +248,6 @@ func readSidecarFile(path string) (Sidecar, []byte, error) {
 	case fi.Size() > maxSidecarSize:
 		return notSidecar(fmt.Sprintf("it is larger than %d MiB", maxSidecarSize>>20))
 	}
-	f, err := openRegular(path, syscall.O_NOFOLLOW)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return notSidecar("it is a symlink, which ctx never follows or replaces")
-		}
-		return Sidecar{}, nil, err
-	}
-	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxSidecarSize+1))
 	if err != nil {
 		return Sidecar{}, nil, err
@@ -345,18 +341,27 @@ func (e *DiffersError) Error() string {
 // Is makes errors.Is(err, ErrArtifactDiffers) true.
 func (e *DiffersError) Is(target error) bool { return target == ErrArtifactDiffers }
 
-// openRegular opens path for reading and checks that it is a regular file.
+// open opens path for reading, whatever it is, and stats the open file.
 // O_NONBLOCK keeps a FIFO planted at the path from blocking the open; it
 // changes nothing for a regular file.
-func openRegular(path string, flags int) (*os.File, error) {
+func open(path string, flags int) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|flags, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// openRegular is open for a path that must be a regular file.
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
+	f, fi, err := open(path, 0)
+	if err != nil {
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
@@ -364,9 +369,9 @@ func openRegular(path string, flags int) (*os.File, error) {
 		if fi.IsDir() {
 			what = "a directory"
 		}
-		return nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular(what)}
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular(what)}
 	}
-	return f, nil
+	return f, fi, nil
 }
 
 // errNotRegular is the error of a path that is not a regular file.
@@ -377,7 +382,7 @@ func (e errNotRegular) Error() string { return "it is " + string(e) }
 // hashFile returns the SHA-256 of the regular file at path (symlinks
 // followed, as sha256sum does), read in a stream.
 func hashFile(path string) (store.Hash, error) {
-	f, err := openRegular(path, 0)
+	f, fi, err := openRegular(path)
 	if err != nil {
 		return store.Hash{}, err
 	}
@@ -385,11 +390,7 @@ func hashFile(path string) (store.Hash, error) {
 	h := sha256.New()
 	// A buffer the size of the file, up to 256 KiB: most artifacts are small,
 	// and a walk over thousands of them should not allocate 256 KiB each.
-	n := int64(256 << 10)
-	if fi, err := f.Stat(); err == nil && fi.Size() < n {
-		n = max(fi.Size(), 512)
-	}
-	buf := make([]byte, n)
+	buf := make([]byte, min(max(fi.Size()+1, 512), 256<<10))
 	// The struct hides File.WriteTo, which would copy through a small buffer.
 	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, buf); err != nil {
 		return store.Hash{}, err
