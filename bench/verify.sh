@@ -2,7 +2,8 @@
 # bench/verify.sh: times ctx verify side by side with what a user would
 # otherwise reach for, sha256sum -c against a checksum file, on the same
 # files in one run: runs alternate, each tool runs RUNS times, and the
-# medians of wall time and peak RSS are printed with their ratio.
+# medians of wall time, CPU time (user + system) and peak RSS are printed
+# with their ratios.
 #
 #   bench/verify.sh [BIN]     BIN holds the ctx-* programs (default: build them)
 #
@@ -58,35 +59,37 @@ EOF
 find dist -name '*.txt' | sort | xargs sha256sum > dist.sha256
 sha256sum big.bin > big.sha256
 
-# measure CMD...: prints "seconds peak_kib" of one run.
+# measure CMD...: prints "wall_seconds cpu_seconds peak_kib" of one run.
+# CPU time (user + system) says more than wall time on a busy machine.
 measure() {
-  /usr/bin/time -o "$work/time.out" -f '%e %M' "$@" >/dev/null 2>&1 || true
-  tail -1 "$work/time.out"
+  /usr/bin/time -o "$work/time.out" -f '%e %U %S %M' "$@" >/dev/null 2>&1 || true
+  tail -1 "$work/time.out" | awk '{printf "%s %.2f %s\n", $1, $2 + $3, $4}'
 }
 
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
 # compare NAME "CTX CMD" "OTHER CMD": alternating runs, then medians.
 compare() {
-  local name=$1 ctx_cmd=$2 other_cmd=$3 i
-  local ctx_t=() ctx_m=() oth_t=() oth_m=()
+  local name=$1 ctx_cmd=$2 other_cmd=$3 i t c m
+  local ctx_t=() ctx_c=() ctx_m=() oth_t=() oth_c=() oth_m=()
   # One untimed run each, so both start with a warm page cache; both must
   # pass, or the comparison means nothing.
   eval "$ctx_cmd" >/dev/null || { echo "bench/verify.sh: $ctx_cmd failed" >&2; exit 1; }
   eval "$other_cmd" >/dev/null || { echo "bench/verify.sh: $other_cmd failed" >&2; exit 1; }
   for ((i = 0; i < RUNS; i++)); do
-    read -r t m < <(eval "measure $ctx_cmd")
-    ctx_t+=("$t"); ctx_m+=("$m")
-    read -r t m < <(eval "measure $other_cmd")
-    oth_t+=("$t"); oth_m+=("$m")
+    read -r t c m < <(eval "measure $ctx_cmd")
+    ctx_t+=("$t"); ctx_c+=("$c"); ctx_m+=("$m")
+    read -r t c m < <(eval "measure $other_cmd")
+    oth_t+=("$t"); oth_c+=("$c"); oth_m+=("$m")
   done
-  local ct cm ot om
-  ct=$(printf '%s\n' "${ctx_t[@]}" | median); cm=$(printf '%s\n' "${ctx_m[@]}" | median)
-  ot=$(printf '%s\n' "${oth_t[@]}" | median); om=$(printf '%s\n' "${oth_m[@]}" | median)
-  printf '%-34s %9s s %9s KiB\n' "$name: ctx verify" "$ct" "$cm"
-  printf '%-34s %9s s %9s KiB\n' "$name: sha256sum -c" "$ot" "$om"
-  awk -v a="$ct" -v b="$ot" -v c="$cm" -v d="$om" 'BEGIN {
-    printf "%-34s %9.2fx   %9.2fx  (ctx / sha256sum)\n", "ratio", (b > 0 ? a / b : 0), (d > 0 ? c / d : 0) }'
+  local ct cc cm ot oc om
+  ct=$(printf '%s\n' "${ctx_t[@]}" | median); cc=$(printf '%s\n' "${ctx_c[@]}" | median); cm=$(printf '%s\n' "${ctx_m[@]}" | median)
+  ot=$(printf '%s\n' "${oth_t[@]}" | median); oc=$(printf '%s\n' "${oth_c[@]}" | median); om=$(printf '%s\n' "${oth_m[@]}" | median)
+  printf '%-30s %8s s wall %8s s cpu %9s KiB peak RSS\n' "$name: ctx verify" "$ct" "$cc" "$cm"
+  printf '%-30s %8s s wall %8s s cpu %9s KiB peak RSS\n' "$name: sha256sum -c" "$ot" "$oc" "$om"
+  awk -v a="$ct" -v b="$ot" -v c="$cc" -v d="$oc" -v e="$cm" -v f="$om" '
+    function ratio(x, y) { return y > 0 ? sprintf("%.2fx", x / y) : "-" }
+    BEGIN { printf "%-30s %9s wall %9s cpu %10s peak RSS  (ctx / sha256sum)\n", "ratio", ratio(a, b), ratio(c, d), ratio(e, f) }'
   echo
 }
 
