@@ -352,7 +352,7 @@ func (p *humanPrinter) close() error {
 func writeBlock(b *strings.Builder, r verify.Report, color bool) {
 	line := func(k, v string) {
 		if v != "" {
-			fmt.Fprintf(b, "  %-11s %s\n", k, v)
+			fmt.Fprintf(b, "  %-11s %s\n", k, printable(v))
 		}
 	}
 	code := "31" // red: not to be trusted
@@ -366,7 +366,7 @@ func writeBlock(b *strings.Builder, r verify.Report, color bool) {
 	if subject == "" {
 		subject = "pack " + r.Pack
 	}
-	fmt.Fprintf(b, "%s: %s\n", subject, cli.Paint(color, code, string(r.Status)))
+	fmt.Fprintf(b, "%s: %s\n", printable(subject), cli.Paint(color, code, string(r.Status)))
 	if r.Artifact != "" {
 		line("pack", r.Pack)
 	}
@@ -404,6 +404,18 @@ func writeBlock(b *strings.Builder, r verify.Report, color bool) {
 		line("inspect", "ctx show "+r.Pack)
 		line("re-run", "ctx replay "+r.Pack)
 	}
+}
+
+// printable returns s as it is, or Go-quoted when it holds a control
+// character: a file name or a note with a newline or an escape sequence
+// must not break the block's lines or take over the terminal.
+func printable(s string) string {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // listOrNone joins a list for one line of text, clipped after a few items.

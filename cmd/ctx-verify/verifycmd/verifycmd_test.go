@@ -76,3 +76,18 @@ func TestFirstBoolKeepsTheFirstValue(t *testing.T) {
 		t.Errorf("a non-boolean was accepted")
 	}
 }
+
+// TestHumanBlockKeepsToItsLines checks that notes and names holding
+// newlines or escape sequences are quoted, not printed raw.
+func TestHumanBlockKeepsToItsLines(t *testing.T) {
+	var b strings.Builder
+	writeBlock(&b, verify.Report{Artifact: "evil\x1b[2J.md", Status: verify.Verified, Pack: "sha256:00",
+		Created: "2026-01-01T00:00:00Z", Output: "evil\x1b[2J.md", Notes: "line one\nline two"}, false)
+	out := b.String()
+	if strings.Contains(out, "\x1b") || strings.Contains(out, "line one\nline two") {
+		t.Errorf("control characters printed raw:\n%q", out)
+	}
+	if !strings.Contains(out, `"evil\x1b[2J.md": verified`) || !strings.Contains(out, `  notes       "line one\nline two"`) {
+		t.Errorf("want quoted values:\n%s", out)
+	}
+}
