@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
@@ -188,19 +187,17 @@ func logError(src string, err error) error {
 	return cli.Errorf(cli.ExitTrouble, "%s: %v", src, err).WithHint("nothing was stored")
 }
 
-// displayPath returns path relative to the current directory when it is
-// below it, as git names files, so messages stay short and no absolute
-// path is printed needlessly.
+// displayPath returns path relative to the current directory, as git names
+// files, so messages stay short and no absolute path is printed needlessly.
 func displayPath(path string) string {
 	wd, err := os.Getwd()
 	if err != nil {
 		return path
 	}
-	rel, err := filepath.Rel(wd, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return path
+	if rel, err := filepath.Rel(wd, path); err == nil {
+		return rel
 	}
-	return rel
+	return path
 }
 
 // unwrap drops the "open FILE:" prefix of a path error, which the message
