@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -202,16 +204,11 @@ func (b *Batch) addPending(h Hash, tmp string, n int64) {
 // writeTemp writes a new read-only temporary file in the store's tmp/ and
 // returns its path; on error nothing is left behind.
 func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
-	f, err := os.CreateTemp(b.s.tmp(), "obj-*")
+	f, err := createTemp(b.s.tmp(), "obj-")
 	if err != nil {
 		return "", fmt.Errorf("cannot write to the store: %w", err)
 	}
 	if err := fill(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := f.Chmod(0o444); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return "", err
@@ -221,6 +218,24 @@ func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
 		return "", fmt.Errorf("cannot write to the store: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// createTemp creates a new file in dir for writing, already read-only (the
+// mode applies to later opens, not to this descriptor), so an object never
+// needs a chmod before it is renamed into place.
+func createTemp(dir, prefix string) (*os.File, error) {
+	var rnd [8]byte
+	for i := 0; ; i++ {
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, prefix+hex.EncodeToString(rnd[:]))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if errors.Is(err, fs.ErrExist) && i < 100 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // Wait waits for every PutFile started so far.
@@ -268,29 +283,41 @@ func (b *Batch) Abort() {
 	}
 }
 
-// link puts the temporary file tmp under h's final name and removes tmp.
-// When the name already exists (another writer got there first) the existing
-// object is kept if it has the same size and the write is refused otherwise.
+// link puts the temporary file tmp under h's final name. The name is never
+// replaced: when it already exists (another writer got there first) the
+// existing object is kept if it has the same size, and the write is refused
+// otherwise. tmp is gone afterwards either way.
 func (s *Store) link(h Hash, tmp string) error {
 	final := s.objectPath(h)
-	err := os.Link(tmp, final)
+	err := renameNoReplace(tmp, final)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			os.Remove(tmp)
 			return err
 		}
-		err = os.Link(tmp, final)
+		err = renameNoReplace(tmp, final)
 	}
 	if errors.Is(err, fs.ErrExist) {
 		fi, serr := os.Stat(tmp)
 		got, gerr := s.Stat(h)
+		os.Remove(tmp)
 		if serr == nil && gerr == nil && got != fi.Size() {
-			os.Remove(tmp)
 			return &ImmutableError{Hash: h, Detail: fmt.Sprintf("the stored copy has %d bytes, not %d (run 'ctx fsck')", got, fi.Size())}
 		}
 		err = gerr
 	}
 	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("cannot store object %s: %w", h, err)
+	}
+	return nil
+}
+
+// linkNoReplace is renameNoReplace for systems without an atomic
+// no-replace rename: link never replaces an existing name.
+func linkNoReplace(tmp, final string) error {
+	if err := os.Link(tmp, final); err != nil {
+		return err
 	}
 	return os.Remove(tmp)
 }
@@ -305,15 +332,12 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 		}
 		return h, false, nil
 	}
-	f, err := os.CreateTemp(s.tmp(), "obj-*")
+	f, err := createTemp(s.tmp(), "obj-")
 	if err != nil {
 		return h, false, fmt.Errorf("cannot write to the store: %w", err)
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o444)
-	}
 	if err == nil {
 		err = f.Sync()
 	}
