@@ -203,7 +203,7 @@ func TestSyntaxErrorPositions(t *testing.T) {
 
 func TestSniff(t *testing.T) {
 	cases := []struct {
-		in               string
+		in             string
 		event, decided bool
 	}{
 		{`{"event":"run"}`, true, true},
