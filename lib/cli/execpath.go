@@ -16,24 +16,31 @@ import (
 // Empty and relative entries are dropped: a relative entry ("." or "bin")
 // would make the program that runs depend on the current directory, so a
 // checked-out repository could plant a ctx-pack that `ctx pack` runs (the
-// reason os/exec refuses them too). A directory reached twice, under the same
-// name or through a symlink, is kept once, at its first place.
+// reason os/exec refuses them too). So are entries that are not existing
+// directories, which saves a lookup there for every program. A directory
+// reached twice, under the same name or through a symlink (/bin and
+// /usr/bin), is kept once, at its first place.
 func LookupDirs() []string {
 	var dirs []string
-	seen := map[string]bool{}
+	var infos []os.FileInfo
 	add := func(d string) {
 		if d == "" || !filepath.IsAbs(d) {
 			return
 		}
 		d = filepath.Clean(d)
-		key := d
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			key = real
+		// One stat per entry tells both whether it is a directory and
+		// whether it is one already kept, cheaper than resolving every
+		// component of every entry.
+		fi, err := os.Stat(d)
+		if err != nil || !fi.IsDir() {
+			return
 		}
-		if !seen[key] {
-			seen[key] = true
-			dirs = append(dirs, d)
+		for _, seen := range infos {
+			if os.SameFile(fi, seen) {
+				return
+			}
 		}
+		dirs, infos = append(dirs, d), append(infos, fi)
 	}
 	for _, d := range filepath.SplitList(os.Getenv("CTX_EXEC_PATH")) {
 		add(d)

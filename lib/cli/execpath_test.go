@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -26,32 +27,46 @@ func exeDir(t *testing.T) string {
 
 func TestLookupDirsOrder(t *testing.T) {
 	self := exeDir(t)
+	tmp := t.TempDir()
+	for _, d := range []string{"x1", "x2", "p1", "p2", "sub"} {
+		mustMkdir(t, filepath.Join(tmp, d))
+	}
+	writeFile(t, filepath.Join(tmp, "file"), 0o755)
+	// The tables name directories under tmp by their base name; SELF
+	// stands for the executable's directory.
+	abs := func(list string) string {
+		parts := strings.Split(list, ":")
+		for i, p := range parts {
+			if p != "" && !strings.HasPrefix(p, ".") && p != "bin" && p != "p3" {
+				parts[i] = filepath.Join(tmp, p)
+			}
+			if p == "SELF" {
+				parts[i] = self
+			}
+		}
+		return strings.Join(parts, ":")
+	}
 	tests := []struct {
 		name     string
 		execPath string
 		path     string
-		want     []string // SELF stands for the executable's directory
+		want     string
 	}{
-		{"exec path, own dir, PATH", "/x1:/x2", "/p1:/p2", []string{"/x1", "/x2", "SELF", "/p1", "/p2"}},
-		{"empty exec path", "", "/p1", []string{"SELF", "/p1"}},
-		{"empty entries dropped", ":/x1::", "::/p1:", []string{"/x1", "SELF", "/p1"}},
-		{"relative entries dropped", ".:bin:/x1", "/p1:.:./bin:p2", []string{"/x1", "SELF", "/p1"}},
-		{"repeats kept at their first place", "/x1:/p1:/x1", "/p2:/p1:/x1", []string{"/x1", "/p1", "SELF", "/p2"}},
-		{"cleaned before comparing", "/x1/:/x1/.", "/x1//:/p1/../p1", []string{"/x1", "SELF", "/p1"}},
-		{"own dir on PATH is not repeated", "", "/p1:" + self + ":/p2", []string{"SELF", "/p1", "/p2"}},
-		{"own dir in the exec path stays there", "/x1:" + self, "/p1", []string{"/x1", "SELF", "/p1"}},
+		{"exec path, own dir, PATH", "x1:x2", "p1:p2", "x1:x2:SELF:p1:p2"},
+		{"empty exec path", "", "p1", "SELF:p1"},
+		{"empty entries dropped", ":x1::", "::p1:", "x1:SELF:p1"},
+		{"relative entries dropped", ".:bin:x1", "p1:.:./bin:p3", "x1:SELF:p1"},
+		{"missing directories and files dropped", "missing:x1", "file:p1:missing/x", "x1:SELF:p1"},
+		{"repeats kept at their first place", "x1:p1:x1", "p2:p1:x1", "x1:p1:SELF:p2"},
+		{"cleaned before comparing", "x1/:x1/.", "x1//:p1/../p1:p1/.", "x1:SELF:p1"},
+		{"own dir on PATH is not repeated", "", "p1:SELF:p2", "SELF:p1:p2"},
+		{"own dir in the exec path stays there", "x1:SELF", "p1", "x1:SELF:p1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("CTX_EXEC_PATH", tt.execPath)
-			t.Setenv("PATH", tt.path)
-			want := make([]string, len(tt.want))
-			for i, d := range tt.want {
-				if d == "SELF" {
-					d = self
-				}
-				want[i] = d
-			}
+			t.Setenv("CTX_EXEC_PATH", abs(tt.execPath))
+			t.Setenv("PATH", abs(tt.path))
+			want := strings.Split(abs(tt.want), ":")
 			if got := LookupDirs(); !reflect.DeepEqual(got, want) {
 				t.Errorf("LookupDirs() = %q, want %q", got, want)
 			}
@@ -68,8 +83,8 @@ func TestLookupDirsSymlinkedDirectoryOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("CTX_EXEC_PATH", link)
-	t.Setenv("PATH", real+":/p1")
-	want := []string{link, exeDir(t), "/p1"}
+	t.Setenv("PATH", real+":"+filepath.Join(real, "..", "real"))
+	want := []string{link, exeDir(t)}
 	if got := LookupDirs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("LookupDirs() = %q, want %q", got, want)
 	}

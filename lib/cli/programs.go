@@ -60,6 +60,12 @@ func ListPrograms(prefix string, dirs []string) []Program {
 	sort.Strings(names)
 	var out []Program
 	for _, name := range names {
+		found := byName[name]
+		if len(found) == 1 {
+			// The only file of its name runs exactly when it is executable.
+			out = append(out, found[0])
+			continue
+		}
 		// The runner is whatever LookupProgram picks, so the listing can
 		// never disagree with what `ctx NAME` runs.
 		runner, ok := LookupProgram(name, dirs)
@@ -67,7 +73,7 @@ func ListPrograms(prefix string, dirs []string) []Program {
 		if ok {
 			runnerInfo, _ = os.Stat(runner)
 		}
-		for _, p := range byName[name] {
+		for _, p := range found {
 			if ok && p.Executable && p.Path != runner {
 				if fi, err := os.Stat(p.Path); err == nil && runnerInfo != nil && os.SameFile(fi, runnerInfo) {
 					continue

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,5 +67,40 @@ func TestListPrograms(t *testing.T) {
 	}
 	if none := ListPrograms("ctx-", nil); len(none) != 0 {
 		t.Errorf("ListPrograms with no dirs = %+v", none)
+	}
+}
+
+// BenchmarkLookupProgram is the lookup 'ctx VERB' does before exec: the
+// lookup path of this process, then the first match.
+func BenchmarkLookupProgram(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ctx-bench"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	b.Setenv("CTX_EXEC_PATH", "")
+	b.Setenv("PATH", os.Getenv("PATH")+":"+dir) // last, the worst case
+	for b.Loop() {
+		if _, ok := LookupProgram("ctx-bench", LookupDirs()); !ok {
+			b.Fatal("not found")
+		}
+	}
+}
+
+// BenchmarkListPrograms lists a directory of 2000 ctx-* programs among
+// 2000 other files, as 'ctx help' does on a crowded PATH.
+func BenchmarkListPrograms(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 2000 {
+		for _, name := range []string{fmt.Sprintf("ctx-plugin%d", i), fmt.Sprintf("other%d", i)} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\n"), 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	dirs := []string{dir}
+	for b.Loop() {
+		if n := len(ListPrograms("ctx-", dirs)); n != 2000 {
+			b.Fatalf("listed %d", n)
+		}
 	}
 }
