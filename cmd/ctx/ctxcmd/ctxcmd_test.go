@@ -16,7 +16,7 @@ import (
 // lookupPath makes the lookup path CTX_EXEC_PATH=dirs[0]:dirs[1]..., with
 // an empty PATH directory after it, and returns the directories. The test
 // binary's own directory sits between them; it holds no ctx-* files.
-func lookupPath(t *testing.T, n int) []string {
+func lookupPath(t testing.TB, n int) []string {
 	t.Helper()
 	tmp := t.TempDir()
 	var dirs []string
@@ -229,6 +229,16 @@ func TestHelpNothingInstalled(t *testing.T) {
 	}
 }
 
+func TestHelpOnlyOtherPrograms(t *testing.T) {
+	dirs := lookupPath(t, 1)
+	script(t, filepath.Join(dirs[0], "ctx-foo"), "#!/bin/sh\n", 0o755)
+	stdout, _, code := runCtx(t, "", "help")
+	want := "\nverbs:\n  (none found: install the ctx-* programs beside ctx or on PATH)\n\nother ctx-* programs:\n  foo       " + dirs[0] + "/ctx-foo\n\n"
+	if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, stdout\n%s\nwant it to hold\n%s", code, stdout, want)
+	}
+}
+
 func TestHelpVerb(t *testing.T) {
 	dirs := lookupPath(t, 1)
 	script(t, filepath.Join(dirs[0], "ctx-foo"), "#!/bin/sh\necho \"foo $*\"\n", 0o755)
@@ -266,8 +276,8 @@ func FuzzRun(f *testing.F) {
 	for _, s := range []string{"", "help", "help pack", "--version", "version x", "shw", "../x", "-x pack", "help ..", "tool-x", "pack -"} {
 		f.Add(s)
 	}
+	lookupPath(f, 1)
 	f.Fuzz(func(t *testing.T, line string) {
-		lookupPath(t, 1)
 		stdout, stderr, code := runCtx(t, "", strings.Fields(line)...)
 		if code != 0 && code != 2 {
 			t.Fatalf("ctx %q: exit %d", line, code)

@@ -73,7 +73,7 @@ func help(stdout, stderr io.Writer) error {
 	var b strings.Builder
 	b.WriteString(intro)
 	b.WriteString("\nverbs:\n")
-	if len(ours) == 0 && len(others) == 0 {
+	if len(ours) == 0 {
 		b.WriteString("  (none found: install the ctx-* programs beside ctx or on PATH)\n")
 	}
 	width := 8
