@@ -18,6 +18,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-verify/verifycmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx/ctxcmd"
 )
 
 // TestMain registers every ctx-* main, so scripts run the real programs, and
@@ -25,6 +26,7 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
+		"ctx":        func() { os.Exit(ctxcmd.Main()) },
 		"ctx-init":   func() { os.Exit(initcmd.Main()) },
 		"ctx-pack":   func() { os.Exit(packcmd.Main()) },
 		"ctx-show":   func() { os.Exit(showcmd.Main()) },

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3"
@@ -56,8 +57,7 @@ func (u Usage) Write(w io.Writer, fs *flag.FlagSet) {
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 				fmt.Fprintf(&flags, " (default %s)", f.DefValue)
 			}
-			env := EnvPrefix + "_" + strings.NewReplacer("-", "_", ".", "_").Replace(strings.ToUpper(f.Name))
-			fmt.Fprintf(&flags, " [$%s]\n", env)
+			fmt.Fprintf(&flags, " [$%s]\n", EnvName(f.Name))
 		})
 		if flags.Len() > 0 {
 			fmt.Fprintf(&b, "\nflags:\n%s", flags.String())
@@ -87,25 +87,26 @@ func isBoolFlag(f *flag.Flag) bool {
 
 // Parse parses args into fs and returns the positional arguments. Flags may
 // come before, between or after positional arguments (`ctx diff A B
-// --human`); "--" ends the flags. Flags not given on the command line are
-// taken from CTX_ environment variables. -h and --help print the usage on
-// stdout and return an error that Main turns into exit 0.
+// --human`); "--" ends the flags, and "-" is a positional argument. Flags not
+// given on the command line are taken from CTX_ environment variables. -h and
+// --help print the usage on stdout and return an error that Main turns into
+// exit 0; any other flag error is a usage error (exit 2).
 func Parse(fs *flag.FlagSet, args []string, u Usage, stdout io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	var positional []string
 	rest := args
 	for {
+		before := rest
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				u.Write(stdout, fs)
 				return nil, flag.ErrHelp
 			}
-			return nil, Usagef("%s", strings.TrimPrefix(err.Error(), "flag "))
+			return nil, Usagef("%s", flagError(err))
 		}
-		consumed := len(rest) - fs.NArg()
 		rest = fs.Args()
-		if consumed > 0 && isTerminator(fs, args, len(args)-len(rest)-1) {
+		if endedByTerminator(fs, before[:len(before)-len(rest)]) {
 			positional = append(positional, rest...)
 			break
 		}
@@ -117,28 +118,75 @@ func Parse(fs *flag.FlagSet, args []string, u Usage, stdout io.Writer) ([]string
 	}
 	// Environment variables fill the flags the command line left unset.
 	if err := ff.Parse(fs, []string{}, ff.WithEnvVarPrefix(EnvPrefix)); err != nil {
-		return nil, Usagef("%s", err)
+		return nil, Usagef("%s", envError(err))
 	}
 	return positional, nil
 }
 
-// isTerminator reports whether args[i], the word just before what the last
-// fs.Parse left over, was a "--" that ended the flags. The flag package
-// swallows the terminator, so it has to be found again here.
-func isTerminator(fs *flag.FlagSet, args []string, i int) bool {
-	return i >= 0 && args[i] == "--" && !flagTakesValue(fs, args, i)
+// EnvName returns the environment variable that stands in for a flag:
+// CTX_STORE for --store, CTX_NO_SIDECARS for --no-sidecars. It is the name
+// ff reads.
+func EnvName(flagName string) string {
+	return EnvPrefix + "_" + strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(strings.ToUpper(flagName))
 }
 
-// flagTakesValue reports whether args[i] is the value of the flag before it
-// (`--tag --`), in which case it is not a terminator.
-func flagTakesValue(fs *flag.FlagSet, args []string, i int) bool {
-	if i == 0 {
-		return false
+// endedByTerminator reports whether the words one fs.Parse call consumed
+// ended with a "--" that stopped the flags. The flag package swallows the
+// terminator without saying so, and a "--" can also be a flag's value
+// (`--tag --`), so the consumed words are walked again the way the flag
+// package read them: a flag without "=" that is not boolean takes the next
+// word as its value.
+func endedByTerminator(fs *flag.FlagSet, consumed []string) bool {
+	for i := 0; i < len(consumed); i++ {
+		w := consumed[i]
+		if w == "--" {
+			return true
+		}
+		name := strings.TrimLeft(w, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBoolFlag(f) {
+			i++ // its value, whatever it looks like
+		}
 	}
-	prev := args[i-1]
-	if !strings.HasPrefix(prev, "-") || strings.Contains(prev, "=") || prev == "-" || prev == "--" {
-		return false
+	return false
+}
+
+// flagError rewords the flag package's errors in the message format: the
+// flag as users type it (--store, -n) and no "flag provided but not
+// defined" jargon.
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag " + dashed(name)
 	}
-	f := fs.Lookup(strings.TrimLeft(prev, "-"))
-	return f != nil && !isBoolFlag(f)
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "flag " + dashed(name) + " needs a value"
+	}
+	return msg
+}
+
+// dashed writes a flag name the way the usage text shows it.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// envError rewords ff's error for an environment variable that does not
+// parse as its flag's value, so the message names the variable, its value
+// and the flag.
+func envError(err error) string {
+	msg := err.Error()
+	// ff v3.4: error parsing environment variables: error setting flag "json"
+	// from environment variable "CTX_JSON": parse error
+	_, detail, _ := strings.Cut(msg, "error parsing environment variables: ")
+	var flagName, envName string
+	if _, scanErr := fmt.Sscanf(detail, "error setting flag %q from environment variable %q:", &flagName, &envName); scanErr != nil {
+		return msg
+	}
+	_, reason, _ := strings.Cut(detail, fmt.Sprintf("%q: ", envName))
+	return fmt.Sprintf("%s=%q is not a valid value for %s: %s", envName, os.Getenv(envName), dashed(flagName), reason)
 }

@@ -21,6 +21,7 @@ func Build(r io.Reader, sink Sink, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer b.drain()
 	br := bufio.NewReaderSize(r, 256<<10)
 	stream, err := sniff(br)
 	if err != nil {

@@ -27,11 +27,12 @@ func (e *BadNameError) Error() string {
 // AmbiguousError says a hash prefix matches more than one object.
 type AmbiguousError struct {
 	Name       string
+	What       string // "pack" or "object"
 	Candidates []Hash
 }
 
 func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("short name %q is ambiguous: %d objects match", e.Name, len(e.Candidates))
+	return fmt.Sprintf("short name %q is ambiguous: %d %ss match", e.Name, len(e.Candidates), e.What)
 }
 
 // Names is the one-line description of the naming forms, for hints.
@@ -119,7 +120,7 @@ func (s *Store) resolvePrefix(name, prefix, what string, packs bool) (Hash, erro
 		return found[0], nil
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Hex() < found[j].Hex() })
-	return Hash{}, &AmbiguousError{Name: name, Candidates: found}
+	return Hash{}, &AmbiguousError{Name: name, What: what, Candidates: found}
 }
 
 func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {

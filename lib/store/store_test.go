@@ -92,7 +92,7 @@ func TestDedupAndStats(t *testing.T) {
 	}
 	b2 := st.NewBatch()
 	b2.PutBytes([]byte("a"))
-	ch := b2.PutFile(writeFile(t, "b"))
+	ch := b2.PutFile(treeOf(t, writeFile(t, "b")))
 	if r := <-ch; r.Err != nil || r.Hash != Sum([]byte("b")) || r.Size != 1 {
 		t.Fatalf("PutFile = %+v", r)
 	}
@@ -113,11 +113,54 @@ func writeFile(t *testing.T, content string) string {
 	return p
 }
 
+// treeOf opens the directory of path as a tree, for PutFile(treeOf(path)).
+func treeOf(t *testing.T, path string) (*Tree, string) {
+	t.Helper()
+	tree, err := OpenTree(filepath.Dir(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tree.Close() })
+	return tree, filepath.Base(path)
+}
+
+func TestTreeNeverLeaves(t *testing.T) {
+	dir := t.TempDir()
+	outside := writeFile(t, "secret")
+	os.MkdirAll(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "sub", "ok"), []byte("ok"), 0o644)
+	os.Symlink(outside, filepath.Join(dir, "abs-link"))
+	os.Symlink("../"+filepath.Base(filepath.Dir(outside))+"/f", filepath.Join(dir, "rel-link"))
+	os.Symlink("sub/ok", filepath.Join(dir, "inner-link"))
+	tree, err := OpenTree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	for _, rel := range []string{"abs-link", "rel-link", "../x", "sub/../../x", "/etc/passwd"} {
+		if f, err := tree.Open(rel); err == nil {
+			f.Close()
+			t.Errorf("Open(%q) left the tree", rel)
+		}
+	}
+	for _, rel := range []string{"sub/ok", "inner-link"} {
+		f, err := tree.Open(rel)
+		if err != nil {
+			t.Errorf("Open(%q) = %v", rel, err)
+			continue
+		}
+		f.Close()
+	}
+	if _, err := tree.Open("sub"); err == nil {
+		t.Error("Open of a directory succeeded")
+	}
+}
+
 func TestPutFileLargeStreams(t *testing.T) {
 	st := newStore(t)
 	data := bytes.Repeat([]byte("0123456789abcdef"), (smallFile/16)*3+7) // > smallFile
 	b := st.NewBatch()
-	r := <-b.PutFile(writeFile(t, string(data)))
+	r := <-b.PutFile(treeOf(t, writeFile(t, string(data))))
 	if r.Err != nil || r.Hash != Sum(data) || r.Size != int64(len(data)) {
 		t.Fatalf("PutFile = %v %v %v", r.Err, r.Hash, r.Size)
 	}

@@ -1,0 +1,44 @@
+package ctxcmd
+
+// verb is one verb of this project and the line 'ctx help' shows for it.
+type verb struct {
+	name    string
+	summary string
+}
+
+// verbs returns the verbs of this project in the order 'ctx help' lists
+// them: the order of a run's life, from store to sharing.
+func verbs() []verb {
+	return []verb{
+		{"init", "create an empty store"},
+		{"pack", "store an execution log as a pack"},
+		{"show", "show a pack"},
+		{"log", "list packs, newest first"},
+		{"diff", "report the drift between two runs"},
+		{"replay", "re-execute a pack step by step"},
+		{"verify", "check an artifact against the pack that made it"},
+		{"fork", "start a draft from a pack"},
+		{"cat", "print an object or a part of a pack"},
+		{"fsck", "check the store"},
+		{"checkout", "write a pack's files into a directory"},
+		{"export", "write packs as a tar stream"},
+		{"import", "read packs from a tar stream"},
+		{"convert", "turn an agent transcript into an execution log"},
+	}
+}
+
+// summary returns the summary of one of our verbs, or "" for any other name.
+func summary(name string) string {
+	for _, v := range verbs() {
+		if v.name == name {
+			return v.summary
+		}
+	}
+	return ""
+}
+
+// builtin reports whether name is handled by ctx itself, never by a
+// ctx-NAME program.
+func builtin(name string) bool {
+	return name == "help" || name == "version"
+}
