@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
@@ -183,7 +184,7 @@ func compareValues(p string, a, b any, out *[]Param) {
 	case []any:
 		if y, ok := b.([]any); ok {
 			for i := 0; i < max(len(x), len(y)); i++ {
-				q := p + "/" + itoa(i)
+				q := p + "/" + strconv.Itoa(i)
 				switch {
 				case i >= len(x):
 					*out = append(*out, Param{Path: q, Change: Added, A: json.RawMessage("null"), B: encodeValue(y[i])})
@@ -255,11 +256,4 @@ func encodeValue(v any) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return json.RawMessage(bytes.TrimRight(buf.Bytes(), "\n"))
-}
-
-func itoa(i int) string {
-	if i < 10 {
-		return string(rune('0' + i))
-	}
-	return itoa(i/10) + string(rune('0'+i%10))
 }

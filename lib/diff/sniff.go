@@ -13,6 +13,7 @@ const (
 	KindReplay        // the NDJSON stream of ctx replay
 )
 
+// String names the kind for messages.
 func (k Kind) String() string {
 	switch k {
 	case KindManifest:

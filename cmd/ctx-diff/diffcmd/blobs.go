@@ -107,6 +107,7 @@ type treeReader struct {
 	tree *store.Tree
 }
 
+// Close closes the file and its tree.
 func (r *treeReader) Close() error {
 	err := r.File.Close()
 	r.tree.Close()

@@ -57,6 +57,7 @@ type config struct {
 	align string
 }
 
+// RegisterFlags registers the flags of ctx diff on fs.
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.BoolVar(&c.human, "human", false, "print plain sentences grouped by section instead of JSON")
