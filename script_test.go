@@ -14,7 +14,9 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/contextsubstrate/ctx/cmd/ctx-export/exportcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-fsck/fsckcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-import/importcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
@@ -25,11 +27,13 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ctx-fsck": func() { os.Exit(fsckcmd.Main()) },
-		"ctx-init": func() { os.Exit(initcmd.Main()) },
-		"ctx-pack": func() { os.Exit(packcmd.Main()) },
-		"ctx-show": func() { os.Exit(showcmd.Main()) },
-		"jq":       func() { os.Exit(runJQ(os.Args[1:])) },
+		"ctx-export": func() { os.Exit(exportcmd.Main()) },
+		"ctx-fsck":   func() { os.Exit(fsckcmd.Main()) },
+		"ctx-import": func() { os.Exit(importcmd.Main()) },
+		"ctx-init":   func() { os.Exit(initcmd.Main()) },
+		"ctx-pack":   func() { os.Exit(packcmd.Main()) },
+		"ctx-show":   func() { os.Exit(showcmd.Main()) },
+		"jq":         func() { os.Exit(runJQ(os.Args[1:])) },
 	})
 }
 
