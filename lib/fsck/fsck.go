@@ -71,6 +71,15 @@ type Report struct {
 	Refs     int       `json:"-"` // refs read
 }
 
+// A manifest younger than inFlight without an index entry may be a pack
+// whose writer is about to write the entry (Publish writes it right after
+// the manifest): fsck waits up to publishWait for the entry before calling
+// the pack unindexed.
+const (
+	inFlight    = time.Minute
+	publishWait = 2 * time.Second
+)
+
 // maxManifest bounds the objects read whole to see whether they are
 // manifests; no real manifest comes near it.
 const maxManifest = 256 << 20
@@ -362,7 +371,7 @@ func (c *checker) objectError(h store.Hash, err error) {
 		c.mu.Lock()
 		c.report.Objects++
 		c.mu.Unlock()
-		i := c.add(Corrupt, h.String(), fmt.Sprintf("its content hashes to %s", ce.Actual))
+		i := c.add(Corrupt, h.String(), corruptDetail(ce))
 		c.mu.Lock()
 		c.bad[h] = i
 		c.mu.Unlock()
@@ -379,6 +388,13 @@ func (c *checker) objectError(h store.Hash, err error) {
 		c.bad[h] = i
 		c.mu.Unlock()
 	}
+}
+
+func corruptDetail(ce *store.CorruptError) string {
+	if ce.Actual != nil {
+		return fmt.Sprintf("its content hashes to %s", ce.Actual)
+	}
+	return ce.Detail
 }
 
 // manifest parses the manifest h (already found intact) and checks that
@@ -423,8 +439,8 @@ func (c *checker) checkRefs() {
 	}
 }
 
-// names checks that the object h, named by the file at path, is a pack
-// manifest, and reports under kind (at object) when it is not.
+// names checks that the object h, named by who (a ref or an index entry),
+// is a pack manifest, and reports under kind (at object) when it is not.
 func (c *checker) names(h store.Hash, who, kind, object string) {
 	if _, ok := c.manifests[h]; ok {
 		return
@@ -437,7 +453,16 @@ func (c *checker) names(h store.Hash, who, kind, object string) {
 		c.named(h, who)
 		return
 	}
-	c.add(kind, object, fmt.Sprintf("it names %s, which is not a pack manifest", h))
+	// Not seen by the walk: a pack stored while fsck ran, or something else.
+	_, err := pack.Load(c.st, h)
+	var ce *store.CorruptError
+	switch {
+	case err == nil:
+	case errors.As(err, &ce):
+		c.add(Corrupt, h.String(), corruptDetail(ce)+"; named by "+who)
+	default:
+		c.add(kind, object, fmt.Sprintf("it names %s, which is not a pack manifest", h))
+	}
 }
 
 // checkIndex checks every index entry against its manifest, and finds the
@@ -463,17 +488,39 @@ func (c *checker) checkIndex() {
 			c.add(BadIndex, e.Path, "it is stale: "+err.Error())
 		}
 	}
+	var young []store.Hash
 	for h := range c.manifests {
 		if c.indexed[h] {
 			continue
 		}
-		// A pack being published right now gets its entry just after its
-		// manifest: look again before calling it unindexed.
-		if _, err := c.st.ReadIndex(h); err == nil {
+		if fi, err := os.Lstat(c.st.ObjectPath(h)); err == nil && c.opts.Now.Sub(fi.ModTime()) < inFlight {
+			young = append(young, h)
 			continue
 		}
-		c.add(Unindexed, h.String(), "a pack with no index entry in packs/, so 'ctx log' does not list it")
+		if _, err := c.st.ReadIndex(h); err == nil {
+			continue // indexed while fsck ran
+		}
+		c.unindexed(h)
 	}
+	// A pack being published right now gets its index entry just after its
+	// manifest: give a young manifest a moment before calling it unindexed.
+	deadline := time.Now().Add(publishWait)
+	for _, h := range young {
+		for {
+			if _, err := c.st.ReadIndex(h); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.unindexed(h)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func (c *checker) unindexed(h store.Hash) {
+	c.add(Unindexed, h.String(), "a pack with no index entry in packs/, so 'ctx log' does not list it")
 }
 
 // nameBad says, in each missing or damaged object's problem, which packs,
