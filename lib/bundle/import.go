@@ -3,6 +3,7 @@ package bundle
 import (
 	"archive/tar"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,27 +73,42 @@ func Import(r io.Reader, st *store.Store, batch *store.Batch) (*Imported, error)
 		return nil, fmt.Errorf("cannot store the stream's objects: %w", err)
 	}
 	res.Stats = batch.Stats()
+	// The entries are rebuilt from the manifests, whatever the stream's
+	// said, and written together: one sync for all.
+	entries := map[store.Hash][]byte{}
 	for _, h := range res.Packs {
 		if indexCurrent(st, h) {
 			continue
 		}
-		if _, err := pack.Reindex(st, h); err != nil {
+		e, err := pack.RebuildIndexEntry(st, h)
+		if err != nil {
 			return res, &IndexError{Pack: h, Err: err}
 		}
-		res.Indexed++
+		b, err := json.Marshal(e)
+		if err != nil {
+			return res, &IndexError{Pack: h, Err: err}
+		}
+		entries[h] = append(b, '\n')
 	}
+	if err := st.WriteIndexes(entries); err != nil {
+		return res, &IndexError{Err: err}
+	}
+	res.Indexed = len(entries)
 	return res, nil
 }
 
-// IndexError says the objects of a stream were stored but a pack could not
-// be indexed; 'ctx fsck --repair-index' finishes the work.
+// IndexError says the objects of a stream were stored but its packs could
+// not all be indexed; 'ctx fsck --repair-index' finishes the work.
 type IndexError struct {
-	Pack store.Hash
+	Pack store.Hash // the pack concerned, when it is one
 	Err  error
 }
 
 func (e *IndexError) Error() string {
-	return fmt.Sprintf("the objects are stored, but the index entry of pack %s could not be written: %v", e.Pack, e.Err)
+	if e.Pack.IsZero() {
+		return fmt.Sprintf("the objects are stored, but the index entries could not be written: %v", e.Err)
+	}
+	return fmt.Sprintf("the objects are stored, but the index entry of pack %s could not be rebuilt: %v", e.Pack, e.Err)
 }
 
 func (e *IndexError) Unwrap() error { return e.Err }

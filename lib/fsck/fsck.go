@@ -552,33 +552,54 @@ func (c *checker) nameBad() {
 }
 
 // repair rebuilds index entries and removes leftover temporaries, when
-// asked, and moves what it fixed from the problems to the repairs.
+// asked, and moves what it fixed from the problems to the repairs. The
+// index entries are written together, with one sync.
 func (c *checker) repair() {
 	if !c.opts.RepairIndex && !c.opts.PruneTmp {
 		return
 	}
-	kept := c.report.Problems[:0:0]
-	for _, p := range c.report.Problems {
-		var err error
-		fixed := false
+	entries := map[store.Hash][]byte{}
+	fixed := make([]bool, len(c.report.Problems))
+	done := make([]string, len(c.report.Problems)) // what the repair did
+	for i := range c.report.Problems {
+		p := &c.report.Problems[i]
 		switch {
 		case c.opts.RepairIndex && (p.Kind == Unindexed || p.Kind == BadIndex):
-			h, ok := c.repairable(p)
+			h, ok := c.repairable(*p)
 			if !ok {
 				break
 			}
-			if _, err = pack.Reindex(c.st, h); err == nil {
-				fixed, p.Detail = true, "rebuilt packs/"+h.Hex()+" from the manifest"
+			e, err := pack.RebuildIndexEntry(c.st, h)
+			var b []byte
+			if err == nil {
+				b, err = json.Marshal(e)
 			}
+			if err != nil {
+				p.Detail += "; repair failed: " + err.Error()
+				break
+			}
+			entries[h] = append(b, '\n')
+			fixed[i], done[i] = true, "rebuilt packs/"+h.Hex()+" from the manifest"
 		case c.opts.PruneTmp && p.Kind == Tmp:
-			if err = c.st.RemoveTemp(p.Object); err == nil || errors.Is(err, fs.ErrNotExist) {
-				fixed, err, p.Detail = true, nil, "removed"
+			if err := c.st.RemoveTemp(p.Object); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				p.Detail += "; repair failed: " + unwrapPath(err).Error()
+				break
+			}
+			fixed[i], done[i] = true, "removed"
+		}
+	}
+	if err := c.st.WriteIndexes(entries); err != nil {
+		for i := range c.report.Problems {
+			if p := &c.report.Problems[i]; fixed[i] && p.Kind != Tmp {
+				fixed[i] = false
+				p.Detail += "; repair failed: " + unwrapPath(err).Error()
 			}
 		}
-		if err != nil {
-			p.Detail += "; repair failed: " + err.Error()
-		}
-		if fixed {
+	}
+	kept := c.report.Problems[:0:0]
+	for i, p := range c.report.Problems {
+		if fixed[i] {
+			p.Detail = done[i]
 			c.report.Repaired = append(c.report.Repaired, p)
 		} else {
 			kept = append(kept, p)

@@ -2,6 +2,8 @@ package pack
 
 import (
 	"fmt"
+	"os"
+	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
 )
@@ -38,4 +40,20 @@ func parentString(p *store.Hash) string {
 		return "none"
 	}
 	return p.String()
+}
+
+// RebuildIndexEntry returns the index entry of pack h rebuilt from its
+// verified manifest, stamped, as Reindex stamps it, with the time the
+// manifest object was stored; it writes nothing, so many entries can be
+// written at once (store.WriteIndexes).
+func RebuildIndexEntry(st *store.Store, h store.Hash) (IndexEntry, error) {
+	m, err := Load(st, h)
+	if err != nil {
+		return IndexEntry{}, err
+	}
+	stored := time.Unix(0, 0)
+	if fi, err := os.Lstat(st.ObjectPath(h)); err == nil {
+		stored = fi.ModTime()
+	}
+	return NewIndexEntry(h, m, stored), nil
 }
