@@ -134,7 +134,7 @@ type checker struct {
 	report    Report
 	bad       map[store.Hash]int             // damaged objects -> index of their problem
 	manifests map[store.Hash]pack.IndexEntry // intact manifests -> what their index entry must say
-	namers    map[store.Hash][]string        // missing objects -> who names them
+	namers    map[store.Hash][]string        // missing and damaged objects -> who names them
 	indexed   map[store.Hash]bool            // packs with an index entry file
 	refs      []store.Entry
 	index     []store.Entry
@@ -416,7 +416,7 @@ func (c *checker) manifest(h store.Hash) {
 	}
 }
 
-// named records that who names the missing object h.
+// named records that who names the missing or damaged object h.
 func (c *checker) named(h store.Hash, who string) {
 	c.mu.Lock()
 	c.namers[h] = append(c.namers[h], who)
@@ -445,8 +445,8 @@ func (c *checker) names(h store.Hash, who, kind, object string) {
 	if _, ok := c.manifests[h]; ok {
 		return
 	}
-	if i, ok := c.bad[h]; ok {
-		c.report.Problems[i].Detail += "; named by " + who
+	if _, ok := c.bad[h]; ok {
+		c.named(h, who)
 		return
 	}
 	if _, err := c.st.Stat(h); errors.Is(err, store.ErrNotFound) {
@@ -534,21 +534,30 @@ func (c *checker) nameBad() {
 				continue
 			}
 			for _, r := range m.Refs() {
-				if i, ok := c.bad[r.Hash]; ok {
-					c.report.Problems[i].Detail += fmt.Sprintf("; named by pack %s at %s", h, r.Where)
+				if _, ok := c.bad[r.Hash]; ok {
+					c.named(r.Hash, fmt.Sprintf("pack %s at %s", h, r.Where))
 				}
 			}
 		}
 	}
 	for h, who := range c.namers {
-		sort.Strings(who)
-		const show = 3
-		detail := "named by " + strings.Join(who[:min(len(who), show)], "; ")
-		if len(who) > show {
-			detail += fmt.Sprintf("; and %d more", len(who)-show)
+		if i, ok := c.bad[h]; ok {
+			c.report.Problems[i].Detail += "; " + namedBy(who)
+		} else {
+			c.add(Missing, h.String(), namedBy(who))
 		}
-		c.add(Missing, h.String(), detail)
 	}
+}
+
+// namedBy lists who names an object, sorted, at most three.
+func namedBy(who []string) string {
+	sort.Strings(who)
+	const show = 3
+	s := "named by " + strings.Join(who[:min(len(who), show)], "; ")
+	if len(who) > show {
+		s += fmt.Sprintf("; and %d more", len(who)-show)
+	}
+	return s
 }
 
 // repair rebuilds index entries and removes leftover temporaries, when

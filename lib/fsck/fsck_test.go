@@ -241,3 +241,29 @@ func TestRepair(t *testing.T) {
 		t.Fatalf("temporary file not pruned: %v", err)
 	}
 }
+
+// A damaged object many packs share is one problem, naming three of them
+// in a stable order and counting the rest.
+func TestDamagedSharedObjectIsOneProblem(t *testing.T) {
+	st := newStore(t)
+	for i := range 5 {
+		packLog(t, st, logN(i))
+	}
+	shared := store.Sum([]byte("shared\n"))
+	write(t, st.ObjectPath(shared), []byte("SHARED\n"))
+	later := Options{Now: time.Now().Add(time.Hour)}
+	one, err := Check(st, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Check(st, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Problems) != 1 || one.Problems[0].Kind != Corrupt || one.Problems[0] != two.Problems[0] {
+		t.Fatalf("problems: %+v then %+v", one.Problems, two.Problems)
+	}
+	if d := one.Problems[0].Detail; strings.Count(d, "named by pack") != 1 || strings.Count(d, "; pack ") != 2 || !strings.HasSuffix(d, "; and 2 more") {
+		t.Fatalf("detail = %s", d)
+	}
+}

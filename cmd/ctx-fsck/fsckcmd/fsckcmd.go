@@ -61,7 +61,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.human, "human", false, "print one line per problem instead of JSON")
 	fs.BoolVar(&c.repairIndex, "repair-index", false, "rebuild missing, damaged and stale index entries from their manifests")
 	fs.BoolVar(&c.pruneTmp, "prune-tmp", false, "remove temporary files older than --tmp-age")
-	fs.DurationVar(&c.tmpAge, "tmp-age", defaultTmpAge, "temporary files at least this `old` are leftovers of interrupted writes")
+	fs.DurationVar(&c.tmpAge, "tmp-age", defaultTmpAge, "temporary files at least this `duration` old are leftovers of interrupted writes (e.g. 1h, 30m, 0s)")
 }
 
 // Main runs ctx fsck with the process's arguments and streams.
