@@ -138,7 +138,6 @@ type checker struct {
 	indexed   map[store.Hash]bool            // packs with an index entry file
 	refs      []store.Entry
 	index     []store.Entry
-	temps     []string // leftover temporaries, for PruneTmp
 }
 
 func (c *checker) add(kind, object, detail string) int {
@@ -275,6 +274,9 @@ func (c *checker) markBad(e store.Entry, problem int) {
 }
 
 func strayDetail(p string) string {
+	if !strings.Contains(p, "/") {
+		return "a file where the store keeps its " + p + "/ directory"
+	}
 	switch strings.SplitN(p, "/", 2)[0] {
 	case "objects":
 		return "a file in objects/ not named objects/ab/<62 lower-case hex>"
@@ -314,9 +316,6 @@ func (c *checker) temp(e store.Entry) {
 		return
 	}
 	c.add(Tmp, e.Path, fmt.Sprintf("a temporary file left by an interrupted write, %s old", roundAge(age)))
-	c.mu.Lock()
-	c.temps = append(c.temps, e.Path)
-	c.mu.Unlock()
 }
 
 func roundAge(d time.Duration) string {

@@ -132,6 +132,19 @@ func TestCheckFindsEachDamage(t *testing.T) {
 			write(t, filepath.Join(st.DraftsDir(), "x.json"), []byte("{}"))
 			write(t, filepath.Join(st.Root(), "description"), []byte("mine"))
 		}, func(store.Hash) string { return "" }},
+		{"file where refs/ belongs", func(t *testing.T, st *store.Store, a store.Hash) {
+			if err := os.RemoveAll(filepath.Join(st.Root(), "refs")); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(st.Root(), "refs"), []byte("x"))
+		}, func(store.Hash) string { return "stray refs" }},
+		{"symlinked index entry", func(t *testing.T, st *store.Store, a store.Hash) {
+			p := filepath.Join(st.Root(), "packs", a.Hex())
+			os.Remove(p)
+			if err := os.Symlink("/etc/passwd", p); err != nil {
+				t.Fatal(err)
+			}
+		}, func(a store.Hash) string { return "symlink packs/" + a.Hex() + "\nunindexed " + a.String() }},
 		{"symlink in drafts", func(t *testing.T, st *store.Store, a store.Hash) {
 			if err := os.Symlink("/etc/passwd", filepath.Join(st.DraftsDir(), "x.json")); err != nil {
 				t.Fatal(err)
