@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bench/store.sh [BIN]: times ctx export, ctx import and ctx fsck side by
 # side with what a user would otherwise reach for (tar for moving a store's
-# files, find + sha256sum for checking them), on one generated store.
+# files, find + sha256sum for checking them), on one generated store. ctx
+# import makes what it stores durable; tar -x does not, so it is also
+# timed followed by sync -f, which does the same.
 # Runs alternate, RUNS times each (default 5); prints the median wall time,
 # the median peak RSS and the ratio ctx/other. Needs GNU time at
 # /usr/bin/time. BIN holds the ctx-* programs (default: build them).
@@ -68,6 +70,8 @@ for r in $(seq 1 "$RUNS"); do
 	measure import-ctx "$bin/ctx-import" --store "$work/dst/.ctx" "$work/ctx.tar"
 	fresh
 	measure import-tar tar -xf "$work/tar.tar" -C "$work/dst/.ctx"
+	fresh
+	measure import-tar+sync sh -c 'tar -xf "$1" -C "$2" && sync -f "$2"' sh "$work/tar.tar" "$work/dst/.ctx"
 
 	measure fsck-ctx "$bin/ctx-fsck" --store "$src/.ctx"
 	measure fsck-sha256sum sh -c 'cd "$1/objects" && find . -type f -exec sha256sum {} + > /dev/null' sh "$src/.ctx"
@@ -89,4 +93,5 @@ report() {
 echo "medians of $RUNS runs (wall time, peak RSS):"
 report export export-ctx export-tar
 report import import-ctx import-tar
+report import import-ctx import-tar+sync
 report fsck fsck-ctx fsck-sha256sum

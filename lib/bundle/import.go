@@ -46,6 +46,7 @@ func (e *StreamError) Error() string {
 	return fmt.Sprintf("entry %q: %v", e.Entry, e.Err)
 }
 
+// Unwrap returns the reason, so errors.As finds a *store.ImmutableError in it.
 func (e *StreamError) Unwrap() error { return e.Err }
 
 // Import reads a tar stream of packs (as Export writes it) from r into the
@@ -111,6 +112,7 @@ func (e *IndexError) Error() string {
 	return fmt.Sprintf("the objects are stored, but the index entry of pack %s could not be rebuilt: %v", e.Pack, e.Err)
 }
 
+// Unwrap returns the reason.
 func (e *IndexError) Unwrap() error { return e.Err }
 
 // read reads the whole stream into batch and returns the packs it names.
