@@ -2,7 +2,6 @@ package bundle
 
 import (
 	"archive/tar"
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -119,8 +118,8 @@ func (e *IndexError) Unwrap() error { return e.Err }
 func read(r io.Reader, batch *store.Batch) (*Imported, error) {
 	cr := &countReader{r: r}
 	tr := tar.NewReader(cr)
-	entries := map[store.Hash][]byte{} // index entries by pack, to spot differing duplicates
-	var last string                    // the last entry's name, for messages about the stream
+	entries := map[store.Hash]store.Hash{} // the hash of each pack's index entry, to spot differing duplicates
+	var last string                        // the last entry's name, for messages about the stream
 	var endOfData, lastSize int64
 	for {
 		endOfData = cr.n
@@ -157,10 +156,10 @@ func read(r io.Reader, batch *store.Batch) (*Imported, error) {
 			if _, err := pack.ParseIndexEntry(h, b); err != nil {
 				return nil, &StreamError{Entry: hdr.Name, Err: err}
 			}
-			if prev, dup := entries[h]; dup && !bytes.Equal(prev, b) {
+			if prev, dup := entries[h]; dup && prev != store.Sum(b) {
 				return nil, &StreamError{Entry: hdr.Name, Err: errors.New("given twice with different content")}
 			}
-			entries[h] = b
+			entries[h] = store.Sum(b)
 		}
 	}
 }
@@ -168,7 +167,7 @@ func read(r io.Reader, batch *store.Batch) (*Imported, error) {
 // finish checks the end of the stream: the end-of-archive marker must be
 // there (a stream cut between two entries is otherwise indistinguishable
 // from a whole one) and nothing but zero padding may follow it.
-func finish(cr *countReader, entries map[store.Hash][]byte, last string, endOfEntries int64) (*Imported, error) {
+func finish(cr *countReader, entries map[store.Hash]store.Hash, last string, endOfEntries int64) (*Imported, error) {
 	switch {
 	case cr.n == 0:
 		return nil, &StreamError{Err: errors.New("the input is empty: expected a tar stream from 'ctx export'")}
