@@ -15,6 +15,9 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/contextsubstrate/ctx/cmd/ctx-diff/diffcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-export/exportcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-fsck/fsckcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-import/importcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
@@ -29,6 +32,9 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ctx":        func() { os.Exit(ctxcmd.Main()) },
 		"ctx-diff":   func() { os.Exit(diffcmd.Main()) },
+		"ctx-export": func() { os.Exit(exportcmd.Main()) },
+		"ctx-fsck":   func() { os.Exit(fsckcmd.Main()) },
+		"ctx-import": func() { os.Exit(importcmd.Main()) },
 		"ctx-init":   func() { os.Exit(initcmd.Main()) },
 		"ctx-pack":   func() { os.Exit(packcmd.Main()) },
 		"ctx-show":   func() { os.Exit(showcmd.Main()) },

@@ -1,0 +1,197 @@
+// Package exportcmd is ctx export: the closures of packs as a tar stream.
+package exportcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/contextsubstrate/ctx/lib/bundle"
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+const name = "ctx-export"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx export [flags] PACK...\nctx export [flags] --all",
+		Summary:  "Write packs, with every object they name, as a tar stream for 'ctx import'.",
+		Help: `PACK is ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex digits,
+latest, or a tag. The stream is an uncompressed tar of the store's own
+files: objects/ab/cdef... for each manifest and every object it names, then
+packs/<hex>, one index entry per pack. Every object is checked against its
+hash as it is written; a missing object stops the export before anything is
+written, a damaged one cuts the stream short with an error naming it. The
+same packs always give the same bytes, from any store.
+
+Refs and tags do not travel: the other store's latest and tags are its own.
+A pack's parent is not part of its closure; export it too if wanted.
+The stream is written to standard output, never to a terminal; -o FILE
+writes it to FILE, which appears only when the export is complete.`,
+		Examples: `ctx export latest > run.tar
+ctx export 3f2b71b8 | ctx import --store ../other/.ctx
+ctx export --all -o backup.tar
+ssh build-host 'cd repo && ctx export baseline' | ctx import`,
+	}
+}
+
+type config struct {
+	store  string
+	output string
+	all    bool
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.StringVar(&c.output, "o", "", "write the stream to `file` instead of standard output")
+	fs.BoolVar(&c.all, "all", false, "export every pack of the store's index")
+}
+
+// Main runs ctx export with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx export.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cfg.all && len(args) > 0:
+		return cli.Usagef("give pack names or --all, not both")
+	case !cfg.all && len(args) == 0:
+		return cli.Usagef("name the packs to export, or give --all")
+	}
+	toFile := cfg.output != "" && cfg.output != "-"
+	if !toFile && cli.IsTerminal(stdout) {
+		return cli.Errorf(cli.ExitTrouble, "refusing to write a tar stream to a terminal").
+			WithHint("redirect it (ctx export PACK > packs.tar), pipe it (ctx export PACK | ctx import), or use -o FILE")
+	}
+	st, err := cli.OpenStore(cfg.store)
+	if err != nil {
+		return err
+	}
+	packs, err := resolve(st, cfg.all, args)
+	if err != nil {
+		return err
+	}
+	if len(packs) == 0 {
+		cli.Messenger{Name: name, W: stderr}.Notef("the store has no packs: the stream is empty")
+	}
+
+	if !toFile {
+		_, err := bundle.Export(stdout, st, packs)
+		return exportError(err, "the stream on standard output is incomplete: discard it")
+	}
+	return writeFile(cfg.output, func(w io.Writer) error {
+		_, err := bundle.Export(w, st, packs)
+		return exportError(err, cfg.output+" was not written")
+	})
+}
+
+// resolve turns the arguments into pack hashes, reporting every name that
+// does not resolve.
+func resolve(st *store.Store, all bool, args []string) ([]store.Hash, error) {
+	if all {
+		packs, err := st.IndexedPacks()
+		if err != nil {
+			return nil, cli.Wrap(cli.ExitTrouble, err)
+		}
+		sort.Slice(packs, func(i, j int) bool { return packs[i].Hex() < packs[j].Hex() })
+		return packs, nil
+	}
+	packs := make([]store.Hash, 0, len(args))
+	for _, a := range args {
+		h, err := st.ResolvePack(a)
+		if err != nil {
+			return nil, nameError(err)
+		}
+		packs = append(packs, h)
+	}
+	return packs, nil
+}
+
+// writeFile runs write into a temporary file beside path and renames it into
+// place only when write succeeds, so a failed export never leaves a partial
+// stream that looks complete.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".ctx-export-*")
+	if err != nil {
+		return cli.Errorf(cli.ExitTrouble, "cannot write %s: %v", path, unwrapPath(err))
+	}
+	tmp := f.Name()
+	stop := cli.OnSignal(func() { os.Remove(tmp) })
+	defer stop()
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cli.Errorf(cli.ExitTrouble, "cannot write %s: %v", path, cerr)
+	}
+	if err == nil {
+		if rerr := os.Rename(tmp, path); rerr != nil {
+			err = cli.Errorf(cli.ExitTrouble, "cannot write %s: %v", path, unwrapPath(rerr))
+		}
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// exportError maps what bundle.Export reports to messages and hints.
+func exportError(err error, incomplete string) error {
+	if err == nil {
+		return nil
+	}
+	var ce *bundle.ClosureError
+	if errors.As(err, &ce) {
+		return cli.Errorf(cli.ExitTrouble, "%v", err).
+			WithHint("nothing was exported; run 'ctx fsck' to check the whole store")
+	}
+	var ee *cli.Error
+	if errors.As(err, &ee) {
+		return err
+	}
+	e := cli.Errorf(cli.ExitTrouble, "%v", err)
+	if errors.Is(err, store.ErrCorrupt) {
+		e.WithHint("run 'ctx fsck' to check the whole store")
+	}
+	return e.WithHint("%s", incomplete)
+}
+
+// nameError maps resolution errors to messages with hints.
+func nameError(err error) error {
+	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
+	var amb *store.AmbiguousError
+	switch {
+	case errors.As(err, &amb):
+		for _, c := range amb.Candidates {
+			e.WithHint("candidate %s", c)
+		}
+	case errors.Is(err, store.ErrNotFound):
+		e.WithHint("'ctx log' lists the packs in this store")
+	}
+	return e
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,67 @@
+package exportcmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// openPTY returns the terminal end of a new pseudo-terminal.
+func openPTY(t *testing.T) *os.File {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Fatalf("cannot open a pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return tty
+}
+
+// The stream is never written to a terminal: exit 2 and a hint, nothing
+// on the terminal.
+func TestRefusesToWriteToATerminal(t *testing.T) {
+	tty := openPTY(t)
+	root := filepath.Join(t.TempDir(), store.Dir)
+	if _, err := store.Init(root); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	err := Run(context.Background(), []string{"--store", root, "--all"}, nil, tty, &stderr)
+	code := cli.Report(name, err, &stderr)
+	if code != cli.ExitTrouble {
+		t.Fatalf("exit %d, want %d", code, cli.ExitTrouble)
+	}
+	msg := stderr.String()
+	if !strings.Contains(msg, "ctx-export: error: refusing to write a tar stream to a terminal\n") || !strings.Contains(msg, "ctx-export: hint: redirect it") {
+		t.Fatalf("stderr = %q", msg)
+	}
+	// -o FILE is fine from a terminal.
+	out := filepath.Join(t.TempDir(), "all.tar")
+	if err := Run(context.Background(), []string{"--store", root, "--all", "-o", out}, nil, tty, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() != 1024 {
+		t.Fatalf("empty export: %v, %v", fi, err)
+	}
+}

@@ -1,0 +1,169 @@
+// Package importcmd is ctx import: the packs of a tar stream from ctx export
+// into this store.
+package importcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/contextsubstrate/ctx/lib/bundle"
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+const name = "ctx-import"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx import [flags] [FILE|-]",
+		Summary:  "Store the packs of a tar stream written by 'ctx export'.",
+		Help: `Reads the stream from FILE, or standard input when FILE is - or absent.
+Only regular files named objects/ab/<62 hex> and packs/<64 hex> are
+accepted (and the directories above them); any other entry (an absolute
+name, a '..' element, a link, a device, a differing duplicate) is refused
+with its name. Every object is checked against its hash as it is stored,
+and every pack the stream indexes must come with its manifest and all the
+objects it names, or have them in this store already.
+
+The import is all or nothing: the objects become visible only once the
+whole stream has been read and checked, and are made durable before any
+pack is indexed. Importing the same stream again changes nothing, and says
+so. Refs and tags are never touched.
+
+Prints each pack of the stream as ctx://<hex>, one per line; --json prints
+{"packs", "objects_written", "objects_reused", "bytes_written", "indexed"}.`,
+		Examples: `ctx import < run.tar
+ctx export latest | ctx import --store ../other/.ctx
+ctx import backup.tar --json | jq .objects_written
+ssh build-host 'cd repo && ctx export baseline' | ctx import`,
+	}
+}
+
+type config struct {
+	store string
+	json  bool
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.BoolVar(&c.json, "json", false, "print {packs, objects_written, objects_reused, bytes_written, indexed}")
+}
+
+// Main runs ctx import with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx import.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	if len(args) > 1 {
+		return cli.Usagef("ctx import takes at most one file, or - for standard input")
+	}
+	in, src := stdin, "standard input"
+	if len(args) == 1 && args[0] != "-" {
+		f, err := os.Open(args[0])
+		if err != nil {
+			return cli.Errorf(cli.ExitTrouble, "cannot read %s: %v", args[0], unwrapPath(err))
+		}
+		defer f.Close()
+		in, src = f, args[0]
+	} else if w, ok := stdin.(io.Writer); ok && cli.IsTerminal(w) {
+		return cli.Errorf(cli.ExitTrouble, "standard input is a terminal, not a tar stream").
+			WithHint("pipe a stream into it (ctx export PACK | ctx import) or name a file (ctx import packs.tar)")
+	}
+	st, err := cli.OpenStore(cfg.store)
+	if err != nil {
+		return err
+	}
+
+	batch := st.NewBatch()
+	stop := cli.OnSignal(batch.Abort)
+	defer stop()
+	res, err := bundle.Import(in, st, batch)
+	stop()
+	if err != nil {
+		return importError(src, err)
+	}
+
+	if cfg.json {
+		r := report{
+			Packs:          make([]string, 0, len(res.Packs)),
+			ObjectsWritten: res.Stats.Written,
+			ObjectsReused:  res.Stats.Reused,
+			BytesWritten:   res.Stats.BytesWritten,
+			Indexed:        res.Indexed,
+		}
+		for _, h := range res.Packs {
+			r.Packs = append(r.Packs, h.String())
+		}
+		return cli.WriteJSON(stdout, r)
+	}
+	msg := cli.Messenger{Name: name, W: stderr}
+	for _, h := range res.Packs {
+		if _, err := fmt.Fprintln(stdout, h.URI()); err != nil {
+			return err
+		}
+	}
+	if res.Unchanged() {
+		msg.Notef("nothing changed: the store already had every object and pack of %s", src)
+		return nil
+	}
+	msg.Notef("%s: %s written (%d bytes), %d already present; %s indexed",
+		src, plural(res.Stats.Written, "object"), res.Stats.BytesWritten, res.Stats.Reused, plural(res.Indexed, "pack"))
+	return nil
+}
+
+// report is what --json prints.
+type report struct {
+	Packs          []string `json:"packs"`
+	ObjectsWritten int      `json:"objects_written"`
+	ObjectsReused  int      `json:"objects_reused"`
+	BytesWritten   int64    `json:"bytes_written"`
+	Indexed        int      `json:"indexed"`
+}
+
+// importError puts the source in front of the message, and says what was
+// stored.
+func importError(src string, err error) error {
+	var se *bundle.StreamError
+	if errors.As(err, &se) {
+		e := cli.Errorf(cli.ExitTrouble, "%s: %v", src, err)
+		var imm *store.ImmutableError
+		if errors.As(err, &imm) {
+			e.WithHint("the store's copy of %s is damaged; 'ctx fsck' lists what to remove before importing again", imm.Hash)
+		}
+		return e.WithHint("nothing was imported")
+	}
+	var ie *bundle.IndexError
+	if errors.As(err, &ie) {
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, err).
+			WithHint("run 'ctx fsck --repair-index' to finish indexing what was stored")
+	}
+	return cli.Errorf(cli.ExitTrouble, "%s: %v", src, err).
+		WithHint("no pack was indexed; importing the stream again is safe")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s", what)
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,672 @@
+// Package fsck checks the integrity of a store: every object rehashed,
+// every manifest's references, the refs, the packs/ index, the layout,
+// leftover temporary files and anything that is not a regular file.
+//
+// It must never change the store unless asked to (Options.RepairIndex,
+// Options.PruneTmp), and then only derived data and temporary files: never
+// an object or a ref. It must never follow a symlink, never open anything
+// but a regular file, and never call an object intact without rehashing it.
+package fsck
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// The kinds of problem. Object is "sha256:<hex>" for problems with content
+// (corrupt, missing, unindexed) and the path relative to the store for
+// problems with files (everything else).
+const (
+	Corrupt    = "corrupt"     // an object whose bytes do not hash to its name (modified, truncated)
+	Missing    = "missing"     // an object a manifest, an index entry or a ref names, not in the store
+	Symlink    = "symlink"     // a symlink anywhere in the store; never followed
+	NotRegular = "not_regular" // a directory, device, pipe or socket where the store keeps a file, or anywhere in it
+	Stray      = "stray"       // a file or directory where the layout has none: misnamed or misplaced
+	Unindexed  = "unindexed"   // a pack manifest with no index entry: 'ctx log' does not list it
+	BadIndex   = "bad_index"   // an index entry that does not parse, is stale, or names no pack manifest
+	BadRef     = "bad_ref"     // a ref that does not hold a hash, or names an object that is not a pack manifest
+	Tmp        = "tmp"         // a temporary file older than Options.TmpAge: left by an interrupted write
+	Layout     = "layout"      // a directory of the layout missing, or config.json missing or damaged
+	Unreadable = "unreadable"  // a file or directory that could not be read
+)
+
+// Problem is one thing wrong with the store.
+type Problem struct {
+	Kind   string `json:"kind"`
+	Object string `json:"object"`
+	Detail string `json:"detail"`
+}
+
+// Options says what to check and what to repair.
+type Options struct {
+	TmpAge      time.Duration // temporary files at least this old are leftovers; younger ones belong to running writers
+	Now         time.Time     // the time temporary files are aged against (default: now)
+	RepairIndex bool          // rebuild missing, damaged and stale index entries from their manifests
+	PruneTmp    bool          // remove leftover temporary files
+	Workers     int           // objects rehashed in parallel (default: GOMAXPROCS)
+}
+
+// Report is what Check found and did.
+type Report struct {
+	OK       bool      `json:"ok"`
+	Problems []Problem `json:"problems"`
+	Repaired []Problem `json:"-"` // problems that were repaired, the detail saying how
+	Objects  int       `json:"-"` // objects rehashed
+	Packs    int       `json:"-"` // pack manifests found
+	Refs     int       `json:"-"` // refs read
+}
+
+// A manifest younger than inFlight without an index entry may be a pack
+// whose writer is about to write the entry (Publish writes it right after
+// the manifest): fsck waits up to publishWait for the entry before calling
+// the pack unindexed.
+const (
+	inFlight    = time.Minute
+	publishWait = 2 * time.Second
+)
+
+// maxManifest bounds the objects read whole to see whether they are
+// manifests; no real manifest comes near it.
+const maxManifest = 256 << 20
+
+// manifestPrefix starts every manifest: the stored form is canonical JSON
+// with sorted keys, and "created" sorts first. Only objects starting with it
+// are parsed, so a blob is never mistaken for a broken manifest.
+const manifestPrefix = `{"created":`
+
+// Check checks the store and, when asked, repairs what it may: index
+// entries and temporary files. Problems come sorted by object, then kind.
+// An error means the check itself could not run.
+func Check(st *store.Store, opts Options) (*Report, error) {
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	c := &checker{st: st, opts: opts, bad: map[store.Hash]int{}, manifests: map[store.Hash]pack.IndexEntry{}, namers: map[store.Hash][]string{}}
+	c.layout()
+	if err := c.walk(); err != nil {
+		return nil, err
+	}
+	c.checkRefs()
+	c.checkIndex()
+	c.nameBad()
+	c.report.Packs = len(c.manifests)
+	c.repair()
+	sort.Slice(c.report.Problems, func(i, j int) bool {
+		a, b := c.report.Problems[i], c.report.Problems[j]
+		if a.Object != b.Object {
+			return a.Object < b.Object
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Detail < b.Detail
+	})
+	if c.report.Problems == nil {
+		c.report.Problems = []Problem{}
+	}
+	c.report.OK = len(c.report.Problems) == 0
+	return &c.report, nil
+}
+
+type checker struct {
+	st   *store.Store
+	opts Options
+
+	mu        sync.Mutex
+	report    Report
+	bad       map[store.Hash]int             // damaged objects -> index of their problem
+	manifests map[store.Hash]pack.IndexEntry // intact manifests -> what their index entry must say
+	namers    map[store.Hash][]string        // missing and damaged objects -> who names them
+	indexed   map[store.Hash]bool            // packs with an index entry file
+	refs      []store.Entry
+	index     []store.Entry
+}
+
+func (c *checker) add(kind, object, detail string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.report.Problems = append(c.report.Problems, Problem{Kind: kind, Object: object, Detail: detail})
+	return len(c.report.Problems) - 1
+}
+
+// layout checks the directories and config.json that ctx writes into.
+// What stands in their place (a file, a symlink) is reported by the walk.
+func (c *checker) layout() {
+	for _, d := range []string{"objects", "packs", "refs", "tmp"} {
+		if _, err := os.Lstat(filepath.Join(c.st.Root(), d)); errors.Is(err, fs.ErrNotExist) {
+			c.add(Layout, d+"/", "the directory is missing; ctx cannot write to this store without it")
+		}
+	}
+	p := c.st.ConfigPath()
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		c.add(Layout, "config.json", "the file is missing")
+		return
+	case err != nil:
+		c.add(Unreadable, "config.json", err.Error())
+		return
+	case !fi.Mode().IsRegular():
+		return // the walk reports it
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		c.add(Unreadable, "config.json", err.Error())
+		return
+	}
+	var cfg struct {
+		Version json.Number `json:"version"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&cfg); err != nil || cfg.Version != "1" {
+		c.add(Layout, "config.json", `not a JSON object with "version": 1`)
+	}
+}
+
+// walk visits every file of the store and rehashes the objects in
+// parallel.
+func (c *checker) walk() error {
+	jobs := make(chan store.Hash, 64)
+	var wg sync.WaitGroup
+	for range c.opts.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 256<<10)
+			for h := range jobs {
+				c.object(h, buf)
+			}
+		}()
+	}
+	c.indexed = map[store.Hash]bool{}
+	err := c.st.Walk(func(e store.Entry) error {
+		c.entry(e, jobs)
+		return nil
+	})
+	close(jobs)
+	wg.Wait()
+	return err
+}
+
+// entry looks at one file the walk found; objects go to the workers.
+func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
+	switch {
+	case e.Err != nil:
+		c.add(Unreadable, e.Path+"/", e.Err.Error())
+		return
+	case e.Type&fs.ModeSymlink != 0:
+		detail := "a symlink"
+		if target, err := os.Readlink(filepath.Join(c.st.Root(), filepath.FromSlash(e.Path))); err == nil {
+			detail += " to " + target
+		}
+		i := c.add(Symlink, e.Path, detail+where(e)+"; the store never follows links")
+		c.markBad(e, i)
+		return
+	case e.Type.IsDir():
+		switch e.Kind {
+		case store.KindObject, store.KindIndex, store.KindRef, store.KindConfig:
+			i := c.add(NotRegular, e.Path, "a directory"+where(e))
+			c.markBad(e, i)
+		default:
+			c.add(Stray, e.Path+"/", "a directory where the store has none")
+		}
+		return
+	case !e.Regular():
+		i := c.add(NotRegular, e.Path, typeName(e.Type)+where(e))
+		c.markBad(e, i)
+		return
+	}
+	switch e.Kind {
+	case store.KindObject:
+		jobs <- e.Hash
+	case store.KindIndex:
+		c.index = append(c.index, e)
+		c.indexed[e.Hash] = true
+	case store.KindRef:
+		c.refs = append(c.refs, e)
+	case store.KindTemp:
+		c.temp(e)
+	case store.KindStray:
+		c.add(Stray, e.Path, strayDetail(e.Path))
+	}
+}
+
+// where says what the store keeps at an entry's place, for details.
+func where(e store.Entry) string {
+	switch e.Kind {
+	case store.KindObject:
+		return " where the store keeps object " + e.Hash.String()
+	case store.KindIndex:
+		return " where the store keeps the index entry of pack " + e.Hash.String()
+	case store.KindRef:
+		return " where the store keeps a ref"
+	case store.KindConfig:
+		return " where the store keeps its configuration"
+	}
+	return ""
+}
+
+func (c *checker) markBad(e store.Entry, problem int) {
+	if e.Kind == store.KindObject {
+		c.mu.Lock()
+		c.bad[e.Hash] = problem
+		c.mu.Unlock()
+	}
+}
+
+func strayDetail(p string) string {
+	if !strings.Contains(p, "/") {
+		return "a file where the store keeps its " + p + "/ directory"
+	}
+	switch strings.SplitN(p, "/", 2)[0] {
+	case "objects":
+		return "a file in objects/ not named objects/ab/<62 lower-case hex>"
+	case "packs":
+		return "a file in packs/ not named packs/<64 lower-case hex>"
+	case "refs":
+		return "a file in refs/ that is neither refs/latest nor refs/tags/NAME with a valid tag name"
+	}
+	return "a file where the store has none"
+}
+
+func typeName(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// temp reports a temporary file old enough to be a leftover.
+func (c *checker) temp(e store.Entry) {
+	fi, err := e.Info()
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) { // gone: its writer finished
+			c.add(Unreadable, e.Path, err.Error())
+		}
+		return
+	}
+	age := c.opts.Now.Sub(fi.ModTime())
+	if age < c.opts.TmpAge {
+		return
+	}
+	c.add(Tmp, e.Path, fmt.Sprintf("a temporary file left by an interrupted write, %s old", roundAge(age)))
+}
+
+func roundAge(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+	case d >= 2*time.Hour:
+		return fmt.Sprintf("%d hours", int(d/time.Hour))
+	case d >= 2*time.Minute:
+		return fmt.Sprintf("%d minutes", int(d/time.Minute))
+	}
+	return fmt.Sprintf("%d seconds", int(d/time.Second))
+}
+
+// object rehashes object h; a manifest is also parsed and its references
+// checked.
+func (c *checker) object(h store.Hash, buf []byte) {
+	o, err := c.st.Open(h)
+	if err != nil {
+		c.objectError(h, err)
+		return
+	}
+	var prefix []byte
+	for {
+		n, err := o.Read(buf)
+		if prefix == nil && n > 0 {
+			prefix = append([]byte{}, buf[:min(n, len(manifestPrefix))]...)
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			o.Close()
+			c.objectError(h, err)
+			return
+		}
+	}
+	size := o.Size()
+	o.Close()
+	c.mu.Lock()
+	c.report.Objects++
+	c.mu.Unlock()
+	if string(prefix) == manifestPrefix && size <= maxManifest {
+		c.manifest(h)
+	}
+}
+
+func (c *checker) objectError(h store.Hash, err error) {
+	var ce *store.CorruptError
+	switch {
+	case errors.As(err, &ce) && ce.Actual != nil:
+		c.mu.Lock()
+		c.report.Objects++
+		c.mu.Unlock()
+		i := c.add(Corrupt, h.String(), corruptDetail(ce))
+		c.mu.Lock()
+		c.bad[h] = i
+		c.mu.Unlock()
+	case errors.As(err, &ce):
+		i := c.add(NotRegular, objectPath(h), ce.Detail)
+		c.mu.Lock()
+		c.bad[h] = i
+		c.mu.Unlock()
+	case errors.Is(err, store.ErrNotFound):
+		// Removed while the walk ran: nothing to check.
+	default:
+		i := c.add(Unreadable, h.String(), unwrapPath(err).Error())
+		c.mu.Lock()
+		c.bad[h] = i
+		c.mu.Unlock()
+	}
+}
+
+func corruptDetail(ce *store.CorruptError) string {
+	if ce.Actual != nil {
+		return fmt.Sprintf("its content hashes to %s", ce.Actual)
+	}
+	return ce.Detail
+}
+
+// manifest parses the manifest h (already found intact) and checks that
+// every object it names is present; damaged ones are named later by
+// nameBad.
+func (c *checker) manifest(h store.Hash) {
+	m, err := pack.Load(c.st, h)
+	if err != nil {
+		return // not a manifest this ctx reads: a blob like any other
+	}
+	entry := pack.NewIndexEntry(h, m, time.Time{})
+	c.mu.Lock()
+	c.manifests[h] = entry
+	c.mu.Unlock()
+	for _, r := range m.Refs() {
+		if _, err := c.st.Stat(r.Hash); errors.Is(err, store.ErrNotFound) {
+			c.named(r.Hash, fmt.Sprintf("pack %s at %s", h, r.Where))
+		}
+	}
+}
+
+// named records that who names the missing or damaged object h.
+func (c *checker) named(h store.Hash, who string) {
+	c.mu.Lock()
+	c.namers[h] = append(c.namers[h], who)
+	c.mu.Unlock()
+}
+
+// checkRefs checks that every ref holds a hash naming a pack manifest.
+func (c *checker) checkRefs() {
+	for _, e := range c.refs {
+		c.report.Refs++
+		h, err := c.st.ReadRef(e.Ref)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue // removed while fsck ran
+		case err != nil:
+			c.add(BadRef, e.Path, c.refContent(e.Path))
+			continue
+		}
+		c.names(h, e.Path, BadRef, e.Path)
+	}
+}
+
+// names checks that the object h, named by who (a ref or an index entry),
+// is a pack manifest, and reports under kind (at object) when it is not.
+func (c *checker) names(h store.Hash, who, kind, object string) {
+	if _, ok := c.manifests[h]; ok {
+		return
+	}
+	if _, ok := c.bad[h]; ok {
+		c.named(h, who)
+		return
+	}
+	if _, err := c.st.Stat(h); errors.Is(err, store.ErrNotFound) {
+		c.named(h, who)
+		return
+	}
+	// Not seen by the walk: a pack stored while fsck ran, or something else.
+	_, err := pack.Load(c.st, h)
+	var ce *store.CorruptError
+	switch {
+	case err == nil:
+	case errors.As(err, &ce):
+		c.add(Corrupt, h.String(), corruptDetail(ce)+"; named by "+who)
+	default:
+		c.add(kind, object, fmt.Sprintf("it names %s, which is not a pack manifest", h))
+	}
+}
+
+// checkIndex checks every index entry against its manifest, and finds the
+// manifests that have none.
+func (c *checker) checkIndex() {
+	for _, e := range c.index {
+		b, err := c.st.ReadIndex(e.Hash)
+		if err != nil {
+			c.add(Unreadable, e.Path, err.Error())
+			continue
+		}
+		ie, err := pack.ParseIndexEntry(e.Hash, b)
+		if err != nil {
+			c.add(BadIndex, e.Path, "it "+strings.TrimPrefix(err.Error(), "index entry of "+e.Hash.String()+" "))
+			continue
+		}
+		want, ok := c.manifests[e.Hash]
+		if !ok {
+			c.names(e.Hash, e.Path, BadIndex, e.Path)
+			continue
+		}
+		if err := pack.CheckIndexEntry(ie, want); err != nil {
+			c.add(BadIndex, e.Path, "it is stale: "+err.Error())
+		}
+	}
+	var young []store.Hash
+	for h := range c.manifests {
+		if c.indexed[h] {
+			continue
+		}
+		if fi, err := os.Lstat(c.st.ObjectPath(h)); err == nil && c.opts.Now.Sub(fi.ModTime()) < inFlight {
+			young = append(young, h)
+			continue
+		}
+		if _, err := c.st.ReadIndex(h); err == nil {
+			continue // indexed while fsck ran
+		}
+		c.unindexed(h)
+	}
+	// A pack being published right now gets its index entry just after its
+	// manifest: give a young manifest a moment before calling it unindexed.
+	deadline := time.Now().Add(publishWait)
+	for _, h := range young {
+		for {
+			if _, err := c.st.ReadIndex(h); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.unindexed(h)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func (c *checker) unindexed(h store.Hash) {
+	c.add(Unindexed, h.String(), "a pack with no index entry in packs/, so 'ctx log' does not list it")
+}
+
+// nameBad says, in each missing or damaged object's problem, which packs,
+// index entries and refs need it. Damaged objects are rare, so the
+// manifests are read again only when there are some.
+func (c *checker) nameBad() {
+	if len(c.bad) > 0 {
+		for h := range c.manifests {
+			m, err := pack.Load(c.st, h)
+			if err != nil {
+				continue
+			}
+			for _, r := range m.Refs() {
+				if _, ok := c.bad[r.Hash]; ok {
+					c.named(r.Hash, fmt.Sprintf("pack %s at %s", h, r.Where))
+				}
+			}
+		}
+	}
+	for h, who := range c.namers {
+		if i, ok := c.bad[h]; ok {
+			c.report.Problems[i].Detail += "; " + namedBy(who)
+		} else {
+			c.add(Missing, h.String(), namedBy(who))
+		}
+	}
+}
+
+// namedBy lists who names an object, sorted, at most three.
+func namedBy(who []string) string {
+	sort.Strings(who)
+	const show = 3
+	s := "named by " + strings.Join(who[:min(len(who), show)], "; ")
+	if len(who) > show {
+		s += fmt.Sprintf("; and %d more", len(who)-show)
+	}
+	return s
+}
+
+// repair rebuilds index entries and removes leftover temporaries, when
+// asked, and moves what it fixed from the problems to the repairs. The
+// index entries are written together, with one sync.
+func (c *checker) repair() {
+	if !c.opts.RepairIndex && !c.opts.PruneTmp {
+		return
+	}
+	entries := map[store.Hash][]byte{}
+	fixed := make([]bool, len(c.report.Problems))
+	done := make([]string, len(c.report.Problems)) // what the repair did
+	for i := range c.report.Problems {
+		p := &c.report.Problems[i]
+		switch {
+		case c.opts.RepairIndex && (p.Kind == Unindexed || p.Kind == BadIndex):
+			h, ok := c.repairable(*p)
+			if !ok {
+				break
+			}
+			e, err := pack.RebuildIndexEntry(c.st, h)
+			var b []byte
+			if err == nil {
+				b, err = json.Marshal(e)
+			}
+			if err != nil {
+				p.Detail += "; repair failed: " + err.Error()
+				break
+			}
+			entries[h] = append(b, '\n')
+			fixed[i], done[i] = true, "rebuilt packs/"+h.Hex()+" from the manifest"
+		case c.opts.PruneTmp && p.Kind == Tmp:
+			if err := c.st.RemoveTemp(p.Object); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				p.Detail += "; repair failed: " + unwrapPath(err).Error()
+				break
+			}
+			fixed[i], done[i] = true, "removed"
+		}
+	}
+	if err := c.st.WriteIndexes(entries); err != nil {
+		for i := range c.report.Problems {
+			if p := &c.report.Problems[i]; fixed[i] && p.Kind != Tmp {
+				fixed[i] = false
+				p.Detail += "; repair failed: " + unwrapPath(err).Error()
+			}
+		}
+	}
+	kept := c.report.Problems[:0:0]
+	for i, p := range c.report.Problems {
+		if fixed[i] {
+			p.Detail = done[i]
+			c.report.Repaired = append(c.report.Repaired, p)
+		} else {
+			kept = append(kept, p)
+		}
+	}
+	c.report.Problems = kept
+}
+
+// repairable returns the pack whose index entry a problem is about, when its
+// manifest is intact so the entry can be rebuilt.
+func (c *checker) repairable(p Problem) (store.Hash, bool) {
+	var h store.Hash
+	var err error
+	if p.Kind == Unindexed {
+		h, err = store.ParseRef(p.Object)
+	} else {
+		h, err = store.ParseHex(strings.TrimPrefix(p.Object, "packs/"))
+	}
+	if err != nil {
+		return h, false
+	}
+	_, ok := c.manifests[h]
+	return h, ok
+}
+
+// refContent says what a damaged ref holds instead of a hash.
+func (c *checker) refContent(rel string) string {
+	f, err := os.OpenFile(filepath.Join(c.st.Root(), filepath.FromSlash(rel)), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return unwrapPath(err).Error()
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 200))
+	if err != nil {
+		return unwrapPath(err).Error()
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return "it is empty, not a sha256 hash"
+	}
+	return fmt.Sprintf("it holds %q, not a sha256 hash", clip(string(bytes.TrimSpace(b)), 80))
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// objectPath returns where object h lies, relative to the store.
+func objectPath(h store.Hash) string {
+	hx := h.Hex()
+	return "objects/" + hx[:2] + "/" + hx[2:]
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,282 @@
+package fsck
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+func newStore(t testing.TB) *store.Store {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), store.Dir)
+	if _, err := store.Init(root); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func packLog(t testing.TB, st *store.Store, log string) store.Hash {
+	t.Helper()
+	h, err := tryPack(st, log, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func tryPack(st *store.Store, log, root string) (store.Hash, error) {
+	b := st.NewBatch()
+	res, err := pack.Build(strings.NewReader(log), b, pack.Options{Root: root, Store: st})
+	if err != nil {
+		b.Abort()
+		return store.Hash{}, err
+	}
+	pub, err := pack.Publish(st, b, res.Manifest, nil, time.Now())
+	return pub.Hash, err
+}
+
+func logN(i int) string {
+	return fmt.Sprintf(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m%d"},
+"prompts":[{"role":"user","content":"task %d"}],
+"inputs":[{"name":"shared.txt","content":"shared\n"},{"name":"own.txt","content":"own %d\n"}],
+"steps":[{"tool":"read_file","parameters":{"path":"own.txt"},"output":"own %d\n"}]}`, i, i, i, i)
+}
+
+func write(t *testing.T, path string, data []byte) {
+	t.Helper()
+	os.Chmod(path, 0o644)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func kinds(rep *Report) string {
+	var out []string
+	for _, p := range rep.Problems {
+		out = append(out, p.Kind+" "+p.Object)
+	}
+	return strings.Join(out, "\n")
+}
+
+// Each kind of damage gives exactly the problems it should, naming what it
+// should.
+func TestCheckFindsEachDamage(t *testing.T) {
+	shared := store.Sum([]byte("shared\n"))
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, st *store.Store, a store.Hash)
+		want   func(a store.Hash) string
+	}{
+		{"intact", func(*testing.T, *store.Store, store.Hash) {}, func(store.Hash) string { return "" }},
+		{"corrupt blob", func(t *testing.T, st *store.Store, a store.Hash) {
+			write(t, st.ObjectPath(shared), []byte("SHARED\n"))
+		}, func(store.Hash) string { return "corrupt " + shared.String() }},
+		{"missing blob", func(t *testing.T, st *store.Store, a store.Hash) {
+			os.Remove(st.ObjectPath(shared))
+		}, func(store.Hash) string { return "missing " + shared.String() }},
+		{"corrupt manifest", func(t *testing.T, st *store.Store, a store.Hash) {
+			b, _ := st.ReadAll(a)
+			write(t, st.ObjectPath(a), append(b[:len(b)-1], ' '))
+		}, func(a store.Hash) string { return "corrupt " + a.String() }},
+		{"missing manifest", func(t *testing.T, st *store.Store, a store.Hash) {
+			os.Remove(st.ObjectPath(a))
+		}, func(a store.Hash) string { return "missing " + a.String() }},
+		{"index entry removed", func(t *testing.T, st *store.Store, a store.Hash) {
+			os.Remove(filepath.Join(st.Root(), "packs", a.Hex()))
+		}, func(a store.Hash) string { return "unindexed " + a.String() }},
+		{"index entry names another pack", func(t *testing.T, st *store.Store, a store.Hash) {
+			write(t, filepath.Join(st.Root(), "packs", a.Hex()), []byte(`{"hash":"`+shared.String()+`"}`))
+		}, func(a store.Hash) string { return "bad_index packs/" + a.Hex() }},
+		{"index entry for a blob", func(t *testing.T, st *store.Store, a store.Hash) {
+			write(t, filepath.Join(st.Root(), "packs", shared.Hex()), []byte(`{"hash":"`+shared.String()+`"}`))
+		}, func(store.Hash) string { return "bad_index packs/" + shared.Hex() }},
+		{"blob that looks like a manifest", func(t *testing.T, st *store.Store, a store.Hash) {
+			b := st.NewBatch()
+			if _, err := b.PutBytes([]byte(`{"created":"yesterday","model":"not a manifest"}`)); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}, func(store.Hash) string { return "" }},
+		{"tmp directory missing", func(t *testing.T, st *store.Store, a store.Hash) {
+			os.Remove(filepath.Join(st.Root(), "tmp"))
+		}, func(store.Hash) string { return "layout tmp/" }},
+		{"config damaged", func(t *testing.T, st *store.Store, a store.Hash) {
+			write(t, st.ConfigPath(), []byte(`{"version": 2}`))
+		}, func(store.Hash) string { return "layout config.json" }},
+		{"old temporary file", func(t *testing.T, st *store.Store, a store.Hash) {
+			p := filepath.Join(st.Root(), "tmp", "obj-1")
+			write(t, p, nil)
+			old := time.Now().Add(-48 * time.Hour)
+			os.Chtimes(p, old, old)
+		}, func(store.Hash) string { return "tmp tmp/obj-1" }},
+		{"fresh temporary file", func(t *testing.T, st *store.Store, a store.Hash) {
+			write(t, filepath.Join(st.Root(), "refs", ".tmp-1"), nil)
+		}, func(store.Hash) string { return "" }},
+		{"draft and unknown files", func(t *testing.T, st *store.Store, a store.Hash) {
+			write(t, filepath.Join(st.DraftsDir(), "x.json"), []byte("{}"))
+			write(t, filepath.Join(st.Root(), "description"), []byte("mine"))
+		}, func(store.Hash) string { return "" }},
+		{"file where refs/ belongs", func(t *testing.T, st *store.Store, a store.Hash) {
+			if err := os.RemoveAll(filepath.Join(st.Root(), "refs")); err != nil {
+				t.Fatal(err)
+			}
+			write(t, filepath.Join(st.Root(), "refs"), []byte("x"))
+		}, func(store.Hash) string { return "stray refs" }},
+		{"symlinked index entry", func(t *testing.T, st *store.Store, a store.Hash) {
+			p := filepath.Join(st.Root(), "packs", a.Hex())
+			os.Remove(p)
+			if err := os.Symlink("/etc/passwd", p); err != nil {
+				t.Fatal(err)
+			}
+		}, func(a store.Hash) string { return "symlink packs/" + a.Hex() + "\nunindexed " + a.String() }},
+		{"symlink in drafts", func(t *testing.T, st *store.Store, a store.Hash) {
+			if err := os.Symlink("/etc/passwd", filepath.Join(st.DraftsDir(), "x.json")); err != nil {
+				t.Fatal(err)
+			}
+		}, func(store.Hash) string { return "symlink drafts/x.json" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newStore(t)
+			a := packLog(t, st, logN(1))
+			tt.damage(t, st, a)
+			// Two minutes on, so the pack is not taken for one being
+			// published now.
+			rep, err := Check(st, Options{TmpAge: time.Hour, Now: time.Now().Add(2 * time.Minute)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := tt.want(a)
+			if got := kinds(rep); got != want {
+				t.Fatalf("problems:\n%s\nwant:\n%s\nreport: %+v", got, want, rep.Problems)
+			}
+			if rep.OK != (want == "") {
+				t.Errorf("ok = %v", rep.OK)
+			}
+		})
+	}
+}
+
+// fsck run while packs are being written reports nothing: fresh temporary
+// files belong to the writers, and a pack is never seen half published.
+func TestCheckDuringConcurrentPacks(t *testing.T) {
+	st := newStore(t)
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	root := t.TempDir()
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := tryPack(st, logN(w*100000+i), root); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(w)
+	}
+	for i := 0; i < 10; i++ {
+		rep, err := Check(st, Options{TmpAge: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !rep.OK {
+			close(stop)
+			wg.Wait()
+			t.Fatalf("problems while packing: %+v", rep.Problems)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	rep, err := Check(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK || rep.Packs == 0 {
+		t.Fatalf("after packing: %d packs, problems %+v", rep.Packs, rep.Problems)
+	}
+}
+
+// Repairs change only index entries and temporary files, and a repaired
+// problem is no longer reported.
+func TestRepair(t *testing.T) {
+	st := newStore(t)
+	a := packLog(t, st, logN(1))
+	b := packLog(t, st, logN(2))
+	os.Remove(filepath.Join(st.Root(), "packs", a.Hex()))
+	write(t, filepath.Join(st.Root(), "packs", b.Hex()), []byte("{"))
+	os.Remove(st.ObjectPath(store.Sum([]byte("own 2\n"))))
+	tmp := filepath.Join(st.Root(), "tmp", "obj-9")
+	write(t, tmp, nil)
+
+	rep, err := Check(st, Options{RepairIndex: true, PruneTmp: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kinds(rep), "missing "+store.Sum([]byte("own 2\n")).String(); got != want {
+		t.Fatalf("problems after repair:\n%s\nwant:\n%s", got, want)
+	}
+	if len(rep.Repaired) != 3 {
+		t.Fatalf("repaired = %+v", rep.Repaired)
+	}
+	for _, h := range []store.Hash{a, b} {
+		raw, err := st.ReadIndex(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pack.ParseIndexEntry(h, raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Fatalf("temporary file not pruned: %v", err)
+	}
+}
+
+// A damaged object many packs share is one problem, naming three of them
+// in a stable order and counting the rest.
+func TestDamagedSharedObjectIsOneProblem(t *testing.T) {
+	st := newStore(t)
+	for i := range 5 {
+		packLog(t, st, logN(i))
+	}
+	shared := store.Sum([]byte("shared\n"))
+	write(t, st.ObjectPath(shared), []byte("SHARED\n"))
+	later := Options{Now: time.Now().Add(time.Hour)}
+	one, err := Check(st, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Check(st, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Problems) != 1 || one.Problems[0].Kind != Corrupt || one.Problems[0] != two.Problems[0] {
+		t.Fatalf("problems: %+v then %+v", one.Problems, two.Problems)
+	}
+	if d := one.Problems[0].Detail; strings.Count(d, "named by pack") != 1 || strings.Count(d, "; pack ") != 2 || !strings.HasSuffix(d, "; and 2 more") {
+		t.Fatalf("detail = %s", d)
+	}
+}
