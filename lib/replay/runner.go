@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -177,7 +179,7 @@ func (r *runner) step(i int) StepResult {
 	res := StepResult{Event: "step", Index: s.Index, Tool: s.Tool, Deterministic: s.Deterministic, Expected: s.OutputRef}
 	var recordedErr error
 	if s.OutputRef != nil {
-		recordedErr = r.object(*s.OutputRef, fmt.Sprintf("steps[%d].output_ref", i))
+		recordedErr = r.object(*s.OutputRef, func() string { return fmt.Sprintf("steps[%d].output_ref", i) })
 	}
 	ex, gate := r.ex.forStep(s.Tool, s.Type)
 	if ex == nil {
@@ -329,24 +331,68 @@ func normalArch(s string) string {
 // inputs puts the pack's inputs in a temporary workspace, or, against a
 // --workdir tree, compares the tree's files with them.
 func (r *runner) inputs() error {
-	for _, f := range r.m.Inputs {
-		if err := r.ctx.Err(); err != nil {
-			return err
-		}
-		if r.ws.temp {
-			if d := r.ws.stage(r.st, f); d != nil {
-				r.drift.inputs = append(r.drift.inputs, *d)
-				r.objects[f.ContentRef] = errors.New(r.ws.unavailable[f.Name])
-				r.blockers = append(r.blockers, fmt.Sprintf("input %s is not available (expected %s)", f.Name, f.ContentRef))
-			} else {
-				r.objects[f.ContentRef] = nil
+	if !r.ws.temp {
+		for _, f := range r.m.Inputs {
+			if err := r.ctx.Err(); err != nil {
+				return err
 			}
+			r.treeInput(f)
+		}
+		return nil
+	}
+	for _, f := range r.m.Inputs {
+		r.ws.prepareDir(f.Name)
+	}
+	// Creating files is most of the cost of a replay with many inputs and
+	// few steps; a few copies at once hide some of the file system's
+	// latency. The results are taken in order, so the drift is the same
+	// whatever the schedule.
+	type staged struct {
+		d   *Drift
+		why string
+	}
+	results := make([]staged, len(r.m.Inputs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(stageWorkers, len(r.m.Inputs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 64<<10)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(r.m.Inputs) || r.ctx.Err() != nil {
+					return
+				}
+				d, why := r.ws.stage(r.st, r.m.Inputs[i], buf)
+				results[i] = staged{d, why}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	for i, f := range r.m.Inputs {
+		res := results[i]
+		if res.d == nil {
+			r.objects[f.ContentRef] = nil
 			continue
 		}
-		r.treeInput(f)
+		r.ws.unavailable[f.Name] = res.why
+		r.drift.inputs = append(r.drift.inputs, *res.d)
+		if res.d.Kind == DriftCorruptInput || res.d.Reason == "" {
+			// The blob itself is damaged or gone; a name that could not be
+			// placed says nothing about it.
+			r.objects[f.ContentRef] = errors.New(res.why)
+		}
+		r.blockers = append(r.blockers, fmt.Sprintf("input %s is not available (expected %s)", f.Name, f.ContentRef))
 	}
 	return nil
 }
+
+// stageWorkers is how many inputs are copied into a workspace at once.
+const stageWorkers = 4
 
 // treeInput checks one input against the --workdir tree.
 func (r *runner) treeInput(f pack.File) {
@@ -371,11 +417,17 @@ func (r *runner) treeInput(f pack.File) {
 
 // object verifies object h of the pack once, recording the drift the first
 // time it is found missing or damaged, and returns what is wrong with it.
-func (r *runner) object(h store.Hash, where string) error {
+// where names the manifest field for the drift; it is only formatted when
+// needed, the cached path being the hot one.
+func (r *runner) object(h store.Hash, whereFn func() string) error {
 	if err, ok := r.objects[h]; ok {
 		return err
 	}
 	_, err := r.st.Verify(h)
+	where := ""
+	if err != nil {
+		where = whereFn()
+	}
 	var ce *store.CorruptError
 	switch {
 	case err == nil:
@@ -397,7 +449,7 @@ func (r *runner) object(h store.Hash, where string) error {
 // one keeps it from being saved.
 func (r *runner) closure() {
 	block := func(h store.Hash, where string) {
-		if err := r.object(h, where); err != nil {
+		if err := r.object(h, func() string { return where }); err != nil {
 			r.blockers = append(r.blockers, fmt.Sprintf("%s %s: %v", where, h, err))
 		}
 	}
@@ -408,7 +460,7 @@ func (r *runner) closure() {
 		block(p.ContentRef, fmt.Sprintf("prompts[%d]", i))
 	}
 	for i, o := range r.m.Outputs {
-		r.object(o.ContentRef, fmt.Sprintf("outputs[%d]", i))
+		r.object(o.ContentRef, func() string { return fmt.Sprintf("outputs[%d]", i) })
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
-func newStore(t *testing.T) *store.Store {
+func newStore(t testing.TB) *store.Store {
 	t.Helper()
 	root := filepath.Join(t.TempDir(), ".ctx")
 	if _, err := store.Init(root); err != nil {
@@ -30,7 +30,7 @@ func newStore(t *testing.T) *store.Store {
 }
 
 // packLog stores an execution log as a pack and loads it back.
-func packLog(t *testing.T, st *store.Store, log string) *pack.Manifest {
+func packLog(t testing.TB, st *store.Store, log string) *pack.Manifest {
 	t.Helper()
 	b := st.NewBatch()
 	res, err := pack.Build(strings.NewReader(log), b, pack.Options{Root: t.TempDir(), Store: st, SourceDateEpoch: "0"})

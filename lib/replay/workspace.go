@@ -23,6 +23,7 @@ import (
 type Workspace struct {
 	dir  string // absolute, symlinks resolved
 	root *os.Root
+	fast *beneath // openat2 on Linux
 	temp bool
 	// guard is the resolved path of a store that lies inside a --workdir
 	// tree; no step may reach it, even through a symlink in the tree.
@@ -30,6 +31,9 @@ type Workspace struct {
 	// unavailable maps an input's name to why it could not be placed in
 	// the workspace, so a step that needs it fails with that reason.
 	unavailable map[string]string
+	// made holds the directories staging created, so a thousand inputs in
+	// one directory make it once.
+	made map[string]bool
 }
 
 // NewTempWorkspace creates an empty temporary workspace. Remove deletes it.
@@ -75,7 +79,7 @@ func openWorkspace(dir, storeDir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workdir %s: %v", dir, unwrapPath(err))
 	}
-	w := &Workspace{dir: real, root: root, unavailable: map[string]string{}}
+	w := &Workspace{dir: real, root: root, fast: openBeneath(real), unavailable: map[string]string{}, made: map[string]bool{}}
 	if storeDir != "" {
 		if s, err := filepath.Abs(storeDir); err == nil {
 			if s, err := filepath.EvalSymlinks(s); err == nil && within(real, s) {
@@ -93,8 +97,19 @@ func (w *Workspace) Dir() string { return w.dir }
 // Remove deletes.
 func (w *Workspace) Temporary() bool { return w.temp }
 
-// Close releases the workspace's directory handle.
-func (w *Workspace) Close() error { return w.root.Close() }
+// Close releases the workspace's directory handles.
+func (w *Workspace) Close() error {
+	w.fast.close()
+	return w.root.Close()
+}
+
+// openFile opens rel under the workspace, never outside it.
+func (w *Workspace) openFile(rel string, flag int, perm os.FileMode) (*os.File, error) {
+	if f, err, ok := w.fast.open(rel, flag, perm); ok {
+		return f, err
+	}
+	return w.root.OpenFile(rel, flag, perm)
+}
 
 // Remove deletes a temporary workspace and everything in it, even what a
 // shell step made read-only. It does nothing to a --workdir tree.
@@ -230,7 +245,7 @@ func (w *Workspace) opError(rel string, err error) error {
 			return &wsError{rel + " leads outside the workspace through a symlink", err}
 		}
 		return &wsError{rel + ": no such file in the workspace", err}
-	case w.escapes(rel) || strings.Contains(err.Error(), "escapes from parent"):
+	case escapeErr(err) || w.escapes(rel) || strings.Contains(err.Error(), "escapes from parent"):
 		return &wsError{rel + " leads outside the workspace through a symlink", err}
 	}
 	return &wsError{fmt.Sprintf("%s: %v", rel, unwrapPath(err)), err}
@@ -248,24 +263,39 @@ func (e *wsError) Unwrap() error { return e.err }
 // openRead opens the regular file rel for reading. O_NONBLOCK keeps a
 // named pipe from blocking the replay; anything but a regular file is
 // refused.
-func (w *Workspace) openRead(rel string) (*os.File, error) {
+func (w *Workspace) openRead(rel string) (io.ReadCloser, error) {
+	rc, mode, err, ok := w.fast.openRead(rel)
+	if !ok {
+		rc, mode, err = w.openReadRoot(rel)
+	}
+	switch {
+	case err != nil:
+		return nil, w.opError(rel, err)
+	case mode.IsDir():
+		return nil, fmt.Errorf("%s is a directory", rel)
+	case rc == nil:
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	return rc, nil
+}
+
+// openReadRoot is openRead through os.Root; rc is nil unless the file is
+// regular.
+func (w *Workspace) openReadRoot(rel string) (rc io.ReadCloser, mode fs.FileMode, err error) {
 	f, err := w.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, w.opError(rel, err)
+		return nil, 0, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, w.opError(rel, err)
+		return nil, 0, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		if fi.IsDir() {
-			return nil, fmt.Errorf("%s is a directory", rel)
-		}
-		return nil, fmt.Errorf("%s is not a regular file", rel)
+		return nil, fi.Mode(), nil
 	}
-	return f, nil
+	return f, fi.Mode(), nil
 }
 
 // create opens rel for writing, making its parent directories; append
@@ -291,36 +321,53 @@ func (w *Workspace) create(rel string, appendTo bool) (*os.File, error) {
 	} else {
 		flag |= os.O_TRUNC
 	}
-	f, err := w.root.OpenFile(rel, flag, 0o644)
+	f, err := w.openFile(rel, flag, 0o644)
 	if err != nil {
 		return nil, w.opError(rel, err)
 	}
 	return f, nil
 }
 
-// stage copies input f from the store into a temporary workspace,
-// verifying its hash as it goes. A missing or damaged blob leaves the file
-// out, marks the name unavailable and returns the drift.
-func (w *Workspace) stage(st *store.Store, f pack.File) *Drift {
-	unavailable := func(d *Drift, why string) *Drift {
-		w.unavailable[f.Name] = why
-		return d
+// prepareDir makes the directory of input name, once per directory. The
+// directories are made one by one before the files are copied in
+// parallel, so no two copies race to make one; a failure is left for
+// stage to report.
+func (w *Workspace) prepareDir(name string) {
+	if pack.CheckName(name) != nil {
+		return
+	}
+	if dir := path.Dir(name); dir != "." && !w.made[dir] {
+		if w.root.MkdirAll(dir, 0o755) == nil {
+			w.made[dir] = true
+		}
+	}
+}
+
+// stage copies input f from the store into a temporary workspace whose
+// directories prepareDir made, verifying the hash as it goes (through
+// buf). A missing or damaged blob leaves the file out and returns the drift
+// and what a step that needs the input will say. stage may run for several
+// inputs at once.
+func (w *Workspace) stage(st *store.Store, f pack.File, buf []byte) (*Drift, string) {
+	cannot := func(err error) (*Drift, string) {
+		err = unwrapPath(err)
+		return &Drift{Kind: DriftMissingInput, Name: f.Name, Expected: f.ContentRef, Reason: err.Error()},
+			fmt.Sprintf("input %s cannot be placed in the workspace: %v", f.Name, err)
 	}
 	if err := pack.CheckName(f.Name); err != nil {
-		return unavailable(&Drift{Kind: DriftMissingInput, Name: f.Name, Expected: f.ContentRef, Reason: err.Error()},
-			fmt.Sprintf("input %q cannot be placed in the workspace: %v", f.Name, err))
+		return cannot(err)
 	}
 	obj, err := st.Open(f.ContentRef)
 	if err != nil {
-		return unavailable(objectDrift(err, f.Name, f.ContentRef), inputReason(err, f.Name, f.ContentRef))
+		return objectDrift(err, f.Name, f.ContentRef), inputReason(err, f.Name, f.ContentRef)
 	}
 	defer obj.Close()
-	out, err := w.create(f.Name, false)
+	// The workspace is fresh: O_EXCL, so two inputs can never share a file.
+	out, err := w.openFile(f.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		why := fmt.Sprintf("input %s cannot be placed in the workspace: %v", f.Name, err)
-		return unavailable(&Drift{Kind: DriftMissingInput, Name: f.Name, Expected: f.ContentRef, Reason: err.Error()}, why)
+		return cannot(err)
 	}
-	_, err = obj.WriteTo(out)
+	_, err = copyBuffer(out, obj, buf)
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -328,12 +375,11 @@ func (w *Workspace) stage(st *store.Store, f pack.File) *Drift {
 		w.root.Remove(f.Name)
 		var ce *store.CorruptError
 		if errors.As(err, &ce) {
-			return unavailable(objectDrift(err, f.Name, f.ContentRef), inputReason(err, f.Name, f.ContentRef))
+			return objectDrift(err, f.Name, f.ContentRef), inputReason(err, f.Name, f.ContentRef)
 		}
-		why := fmt.Sprintf("input %s cannot be placed in the workspace: %v", f.Name, unwrapPath(err))
-		return unavailable(&Drift{Kind: DriftMissingInput, Name: f.Name, Expected: f.ContentRef, Reason: unwrapPath(err).Error()}, why)
+		return cannot(err)
 	}
-	return nil
+	return nil, ""
 }
 
 // hashFile hashes the regular file rel of the workspace into c.

@@ -70,22 +70,33 @@ func TestWorkspaceSymlinkEscape(t *testing.T) {
 		os.Remove(filepath.Join(dir, "rel"))
 		os.Symlink(outside, filepath.Join(dir, "rel"))
 	}
-	ws, err := OpenWorkspace(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.Close()
-
-	for _, p := range []string{"rel/secret.txt", "abs/secret.txt", "file"} {
-		if _, err := ws.openRead(p); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
-			t.Errorf("openRead(%q) = %v; want a refusal naming the workspace", p, err)
+	// Both ways of opening: openat2 where the kernel has it, os.Root
+	// everywhere else.
+	for _, viaRoot := range []bool{false, true} {
+		ws, err := OpenWorkspace(dir, "")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for _, p := range []string{"rel/new.txt", "abs/secret.txt", "file", "dangling"} {
-		if f, err := ws.create(p, false); err == nil {
+		if viaRoot {
+			ws.fast.off = true // os.Root for every operation
+		}
+		for _, p := range []string{"rel/secret.txt", "abs/secret.txt", "file"} {
+			if _, err := ws.openRead(p); err == nil || !strings.Contains(err.Error(), "outside the workspace") {
+				t.Errorf("os.Root %v: openRead(%q) = %v; want a refusal naming the workspace", viaRoot, p, err)
+			}
+		}
+		for _, p := range []string{"rel/new.txt", "abs/secret.txt", "file", "dangling"} {
+			if f, err := ws.create(p, false); err == nil {
+				f.Close()
+				t.Errorf("os.Root %v: create(%q) succeeded through a symlink out of the workspace", viaRoot, p)
+			}
+		}
+		if f, err := ws.create("inside/new.txt", false); err != nil {
+			t.Errorf("os.Root %v: create(inside/new.txt): %v", viaRoot, err)
+		} else {
 			f.Close()
-			t.Errorf("create(%q) succeeded through a symlink out of the workspace", p)
 		}
+		ws.Close()
 	}
 	if b, _ := os.ReadFile(secret); string(b) != "secret\n" {
 		t.Errorf("the file outside changed: %q", b)
