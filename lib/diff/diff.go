@@ -322,6 +322,10 @@ func (c *comparison) steps(align string) {
 // more (its parameters and output mean something else); the same tool may
 // drift in its parameters, its output, or both.
 func (c *comparison) step(a, b pack.Step, i, j int) {
+	sameParams := equalRaw(a.Parameters, b.Parameters) || paramKey(a.Parameters) == paramKey(b.Parameters)
+	if a.Tool == b.Tool && sameParams && sameRef(a.OutputRef, b.OutputRef) {
+		return // the common case: no drift, nothing to say
+	}
 	where := fmt.Sprintf("step %d", i)
 	var stepB *int
 	if i != j {
@@ -335,7 +339,7 @@ func (c *comparison) step(a, b pack.Step, i, j int) {
 		return
 	}
 	where += " " + clip(a.Tool, 60)
-	if !equalRaw(a.Parameters, b.Parameters) && paramKey(a.Parameters) != paramKey(b.Parameters) {
+	if !sameParams {
 		ps := compareParams(a.Parameters, b.Parameters)
 		phrases := make([]string, 0, 3)
 		for k, p := range ps {
