@@ -88,22 +88,21 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	l := &loader{
-		st:    st,
-		stdin: stdin,
-		msg:   cli.Messenger{Name: name, W: stderr},
-		blobs: &blobCache{st: st, keep: cfg.human},
-	}
+	l := &loader{st: st, stdin: stdin, blobs: &blobCache{st: st, keep: cfg.human}}
 	defer l.close()
-	a, err := l.load("A", args[0])
-	if err != nil {
-		return err
+	sides := l.loadBoth(args[0], args[1])
+	msg := cli.Messenger{Name: name, W: stderr}
+	for _, s := range sides {
+		for _, w := range s.warnings {
+			msg.Warnf("%s", w)
+		}
 	}
-	b, err := l.load("B", args[1])
-	if err != nil {
-		return err
+	for _, s := range sides {
+		if s.err != nil {
+			return s.err
+		}
 	}
-	r, err := diff.Compare(a, b, diff.Options{Align: cfg.align})
+	r, err := diff.Compare(sides[0].m, sides[1].m, diff.Options{Align: cfg.align})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/diff"
@@ -14,27 +15,65 @@ import (
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
-// loader turns each argument into the manifest of a run.
+// loader turns each argument into the manifest of a run. Both sides load
+// at once; what a side has to say waits in its side value, so messages
+// come out in the same order every time.
 type loader struct {
-	st       *store.Store // nil when there is none: files still work
-	stdin    io.Reader
-	msg      cli.Messenger
-	blobs    *blobCache
+	st    *store.Store // nil when there is none: files still work
+	stdin io.Reader
+	blobs *blobCache
+
+	mu       sync.Mutex
 	cleanups []func()
 }
 
 func (l *loader) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	for _, f := range l.cleanups {
 		f()
 	}
 }
 
-// load reads one side. Every error names the side: "A (run.json): ...".
-func (l *loader) load(letter, arg string) (*pack.Manifest, error) {
+func (l *loader) onClose(f func()) {
+	l.mu.Lock()
+	l.cleanups = append(l.cleanups, f)
+	l.mu.Unlock()
+}
+
+// side is one loaded side: its manifest or the error, and the warnings
+// reading it gave.
+type side struct {
+	m        *pack.Manifest
+	err      error
+	warnings []string
+}
+
+// loadBoth reads A and B concurrently (reading and checking a manifest is
+// most of the work of a diff) and returns them in order.
+func (l *loader) loadBoth(a, b string) [2]side {
+	var out [2]side
+	var wg sync.WaitGroup
+	for i, arg := range []string{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &out[i]
+			s.m, s.err = l.load(string(rune('A'+i)), arg, func(w string) { s.warnings = append(s.warnings, w) })
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// load reads one side. Every error and warning names the side:
+// "A (run.json): ...".
+func (l *loader) load(letter, arg string, warn func(string)) (*pack.Manifest, error) {
 	label := fmt.Sprintf("%s (%s)", letter, arg)
+	warnf := func(format string, args ...any) { warn(label + ": " + fmt.Sprintf(format, args...)) }
 	if arg == "-" {
 		label = letter + " (standard input)"
-		m, err := l.read(label, l.stdin, ".")
+		m, err := l.read(l.stdin, ".", warnf)
 		return m, sideError(label, err)
 	}
 	if isFile(arg) {
@@ -46,7 +85,7 @@ func (l *loader) load(letter, arg string) (*pack.Manifest, error) {
 		if fi, err := f.Stat(); err == nil && fi.IsDir() {
 			return nil, sideError(label, fmt.Errorf("cannot read %s: it is a directory", arg))
 		}
-		m, err := l.read(label, f, filepath.Dir(arg))
+		m, err := l.read(f, filepath.Dir(arg), warnf)
 		return m, sideError(label, err)
 	}
 	m, err := l.pack(arg)
@@ -102,10 +141,10 @@ func nameError(err error, name string) error {
 
 // read reads a manifest, a log or a replay stream from r; root is where
 // a log's relative paths resolve.
-func (l *loader) read(label string, r io.Reader, root string) (*pack.Manifest, error) {
+func (l *loader) read(r io.Reader, root string, warnf func(string, ...any)) (*pack.Manifest, error) {
 	kind, in, cleanup, err := sniffInput(r)
 	if cleanup != nil {
-		l.cleanups = append(l.cleanups, cleanup)
+		l.onClose(cleanup)
 	}
 	if err != nil {
 		return nil, err
@@ -114,9 +153,9 @@ func (l *loader) read(label string, r io.Reader, root string) (*pack.Manifest, e
 	case diff.KindManifest:
 		return readManifest(in)
 	case diff.KindReplay:
-		return l.replay(label, in)
+		return l.replay(in, warnf)
 	default:
-		return l.log(label, in, root)
+		return l.log(in, root, warnf)
 	}
 }
 
@@ -145,12 +184,12 @@ func readManifest(r io.Reader) (*pack.Manifest, error) {
 // log builds a manifest from an execution log in memory: content is only
 // hashed (and, for --human, kept when small), nothing is stored. A store,
 // when there is one, resolves content_ref without writing to it.
-func (l *loader) log(label string, r io.Reader, root string) (*pack.Manifest, error) {
+func (l *loader) log(r io.Reader, root string, warnf func(string, ...any)) (*pack.Manifest, error) {
 	res, err := pack.Build(r, l.blobs, pack.Options{
 		Root:            root,
 		SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH"),
 		Store:           l.st,
-		Warn:            func(s string) { l.msg.Warnf("%s: %s", label, s) },
+		Warn:            func(s string) { warnf("%s", s) },
 	})
 	if err != nil {
 		return nil, err
@@ -167,7 +206,7 @@ func (l *loader) log(label string, r io.Reader, root string) (*pack.Manifest, er
 // replay reads a replay stream and returns the replayed run: the pack it
 // names with the replay's outcomes, or the pack it saved when that is in
 // the store.
-func (l *loader) replay(label string, r io.Reader) (*pack.Manifest, error) {
+func (l *loader) replay(r io.Reader, warnf func(string, ...any)) (*pack.Manifest, error) {
 	rp, err := diff.ReadReplay(r)
 	if err != nil {
 		return nil, err
@@ -187,7 +226,7 @@ func (l *loader) replay(label string, r io.Reader) (*pack.Manifest, error) {
 		return nil, err
 	}
 	for _, w := range warnings {
-		l.msg.Warnf("%s: %s", label, w)
+		warnf("%s", w)
 	}
 	_, h, err := pack.Encode(m)
 	if err != nil {
