@@ -19,6 +19,11 @@ const spoolMemory = 32 << 20
 // temporary file, so a large log on standard input never has to fit in
 // memory. cleanup, when not nil, removes the temporary file.
 func sniffInput(r io.Reader) (diff.Kind, io.Reader, func(), error) {
+	return sniffSpool(r, spoolMemory)
+}
+
+// sniffSpool is sniffInput holding at most memory bytes in memory.
+func sniffSpool(r io.Reader, memory int) (diff.Kind, io.Reader, func(), error) {
 	var s diff.Sniffer
 	buf := make([]byte, 64<<10)
 	if f, ok := r.(*os.File); ok {
@@ -44,7 +49,7 @@ func sniffInput(r io.Reader) (diff.Kind, io.Reader, func(), error) {
 		}
 	}
 	keep := func(p []byte) error {
-		if tmp == nil && mem.Len()+len(p) <= spoolMemory {
+		if tmp == nil && mem.Len()+len(p) <= memory {
 			mem.Write(p)
 			return nil
 		}
