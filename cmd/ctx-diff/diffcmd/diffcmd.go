@@ -22,9 +22,9 @@ func usage() cli.Usage {
 4+ hex digits, latest, or a tag), a manifest file, an execution log file,
 or - for standard input holding a manifest, a log, or the NDJSON stream of
 'ctx replay' (that side is then the replayed run). An argument is a file
-when it names an existing file or contains a slash. A log is turned into a
-manifest in memory: nothing is written, and no store is needed to diff two
-files.
+when it names an existing file or contains a slash (ctx://HEX excepted).
+A log is turned into a manifest in memory: nothing is written, and no
+store is needed to diff two files.
 
 The report is one JSON document: {"a", "b", "drift": [...], "summary",
 "first_divergence"}, each drift entry typed (prompt_drift, tool_drift,
@@ -43,7 +43,7 @@ argument never count as drift.
 Exit status: 0 no drift, 1 drift found, 2 error (a side not found, not
 readable or malformed).`,
 		Examples: `ctx diff baseline latest
-ctx diff --human ctx://3f2b71b8... ctx://9c1e4d20...
+ctx diff --human 3f2b71b8 9c1e4d20
 ctx diff baseline.json new-run.json        # two logs, no store needed
 ctx diff --align=sequence a.json b.json | jq '.drift[] | select(.type == "param_drift")'
 ctx diff baseline latest | jq -e '.summary.prompt_drift == 0'
@@ -60,7 +60,7 @@ type config struct {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.BoolVar(&c.human, "human", false, "print plain sentences grouped by section instead of JSON")
-	fs.StringVar(&c.align, "align", diff.AlignIndex, "how steps are aligned: `index` (step i with step i) or sequence (by the sequence of tool calls)")
+	fs.StringVar(&c.align, "align", diff.AlignIndex, "`mode` of step alignment: index (step i with step i) or sequence (by the sequence of tool calls)")
 }
 
 // Main runs ctx diff with the process's arguments and streams.
