@@ -106,3 +106,23 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteHumanColour(t *testing.T) {
+	b := base()
+	b.outputs[0][1] = "fixed twice"
+	r, err := Compare(base().manifest(), b.manifest(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs := memBlobs{store.Sum([]byte("fixed")): "fixed", store.Sum([]byte("fixed twice")): "fixed twice"}
+	paint := func(code, s string) string { return "<" + code + ">" + s + "</>" }
+	var out bytes.Buffer
+	if err := WriteHuman(&out, r, blobs, paint); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<1>outputs</>\n", "<2>line 1:</>", "<31>- fixed</>\n", "<32>+ fixed twice</>\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("coloured output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
