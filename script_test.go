@@ -14,6 +14,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/contextsubstrate/ctx/cmd/ctx-diff/diffcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
@@ -25,6 +26,7 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
+		"ctx-diff":   func() { os.Exit(diffcmd.Main()) },
 		"ctx-init":   func() { os.Exit(initcmd.Main()) },
 		"ctx-pack":   func() { os.Exit(packcmd.Main()) },
 		"ctx-replay": func() { os.Exit(replaycmd.Main()) },
@@ -108,7 +110,7 @@ func runJQ(args []string) int {
 		fmt.Fprintln(os.Stderr, "jq:", err)
 		return 3
 	}
-	code, err := gojq.Compile(q)
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(os.Environ))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "jq:", err)
 		return 3
