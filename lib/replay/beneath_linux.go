@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,13 +19,15 @@ import (
 type beneath struct {
 	dir *os.File
 	fd  int
-	off bool // openat2 is not available
+	off atomic.Bool // openat2 is not available; inputs are staged in parallel
 }
 
 func openBeneath(dir string) *beneath {
 	f, err := os.Open(dir)
 	if err != nil {
-		return &beneath{fd: -1, off: true}
+		b := &beneath{fd: -1}
+		b.off.Store(true)
+		return b
 	}
 	return &beneath{dir: f, fd: int(f.Fd())}
 }
@@ -32,7 +35,7 @@ func openBeneath(dir string) *beneath {
 // open opens rel; ok is false when openat2 cannot be used and the caller
 // must go through os.Root.
 func (b *beneath) open(rel string, flag int, perm os.FileMode) (f *os.File, err error, ok bool) {
-	if b.off {
+	if b.off.Load() {
 		return nil, nil, false
 	}
 	how := unix.OpenHow{
@@ -51,7 +54,7 @@ func (b *beneath) open(rel string, flag int, perm os.FileMode) (f *os.File, err 
 	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
 		// No openat2 here, or a sandbox that forbids it: use os.Root from
 		// now on, which also gives the real error if there is one.
-		b.off = true
+		b.off.Store(true)
 		return nil, nil, false
 	case err != nil:
 		return nil, &os.PathError{Op: "openat2", Path: rel, Err: err}, true
@@ -65,7 +68,7 @@ func (b *beneath) open(rel string, flag int, perm os.FileMode) (f *os.File, err 
 // replay of many reads feels each one. rc is nil unless the file is
 // regular.
 func (b *beneath) openRead(rel string) (rc io.ReadCloser, mode fs.FileMode, err error, ok bool) {
-	if b.off {
+	if b.off.Load() {
 		return nil, 0, nil, false
 	}
 	how := unix.OpenHow{
@@ -81,7 +84,7 @@ func (b *beneath) openRead(rel string) (rc io.ReadCloser, mode fs.FileMode, err 
 	}
 	switch {
 	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
-		b.off = true
+		b.off.Store(true)
 		return nil, 0, nil, false
 	case err != nil:
 		return nil, 0, &os.PathError{Op: "openat2", Path: rel, Err: err}, true

@@ -29,7 +29,9 @@ type printer struct {
 }
 
 func newPrinter(stdout, stderr io.Writer, human bool) *printer {
-	w := bufferedWriter(stdout)
+	// Buffered, and flushed after every record: each step line leaves as
+	// soon as its step is done, in one write.
+	w := bufio.NewWriterSize(stdout, 64<<10)
 	return &printer{
 		w: w, enc: cli.NewNDJSON(w), human: human, color: human && cli.UseColor(stdout),
 		stderr: stderr, showProg: cli.IsTerminal(stderr),

@@ -3,7 +3,6 @@
 package replaycmd
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -226,7 +225,3 @@ func nameError(err error) error {
 	}
 	return e
 }
-
-// bufferedWriter is stdout with a buffer flushed after every record, so
-// each step line leaves as soon as the step is done.
-func bufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 64<<10) }
