@@ -32,18 +32,17 @@ func openBeneath(dir string) *beneath {
 	return &beneath{dir: f, fd: int(f.Fd())}
 }
 
-// open opens rel; ok is false when openat2 cannot be used and the caller
-// must go through os.Root.
-func (b *beneath) open(rel string, flag int, perm os.FileMode) (f *os.File, err error, ok bool) {
+// openat2 opens rel beneath the directory. ok is false when openat2
+// cannot be used (then, and from then on, the caller goes through os.Root).
+func (b *beneath) openat2(rel string, flag int, perm os.FileMode) (fd int, err error, ok bool) {
 	if b.off.Load() {
-		return nil, nil, false
+		return -1, nil, false
 	}
 	how := unix.OpenHow{
 		Flags:   uint64(flag | unix.O_CLOEXEC),
 		Mode:    uint64(perm.Perm()),
 		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
 	}
-	var fd int
 	for {
 		fd, err = unix.Openat2(b.fd, rel, &how)
 		if !errors.Is(err, unix.EINTR) {
@@ -52,12 +51,21 @@ func (b *beneath) open(rel string, flag int, perm os.FileMode) (f *os.File, err 
 	}
 	switch {
 	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
-		// No openat2 here, or a sandbox that forbids it: use os.Root from
-		// now on, which also gives the real error if there is one.
+		// No openat2 here, or a sandbox that forbids it: os.Root from now
+		// on, which also gives the real error if there is one.
 		b.off.Store(true)
-		return nil, nil, false
+		return -1, nil, false
 	case err != nil:
-		return nil, &os.PathError{Op: "openat2", Path: rel, Err: err}, true
+		return -1, &os.PathError{Op: "openat2", Path: rel, Err: err}, true
+	}
+	return fd, nil, true
+}
+
+// open opens rel as an *os.File; ok as for openat2.
+func (b *beneath) open(rel string, flag int, perm os.FileMode) (f *os.File, err error, ok bool) {
+	fd, err, ok := b.openat2(rel, flag, perm)
+	if !ok || err != nil {
+		return nil, err, ok
 	}
 	return os.NewFile(uintptr(fd), filepath.Join(b.dir.Name(), rel)), nil, true
 }
@@ -68,26 +76,9 @@ func (b *beneath) open(rel string, flag int, perm os.FileMode) (f *os.File, err 
 // replay of many reads feels each one. rc is nil unless the file is
 // regular.
 func (b *beneath) openRead(rel string) (rc io.ReadCloser, mode fs.FileMode, err error, ok bool) {
-	if b.off.Load() {
-		return nil, 0, nil, false
-	}
-	how := unix.OpenHow{
-		Flags:   uint64(unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC),
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
-	}
-	var fd int
-	for {
-		fd, err = unix.Openat2(b.fd, rel, &how)
-		if !errors.Is(err, unix.EINTR) {
-			break
-		}
-	}
-	switch {
-	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
-		b.off.Store(true)
-		return nil, 0, nil, false
-	case err != nil:
-		return nil, 0, &os.PathError{Op: "openat2", Path: rel, Err: err}, true
+	fd, err, ok := b.openat2(rel, unix.O_RDONLY|unix.O_NONBLOCK, 0)
+	if !ok || err != nil {
+		return nil, 0, err, ok
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {

@@ -416,21 +416,25 @@ func writeFile(ws *Workspace, rel string, data []byte, appendTo bool) error {
 	return nil
 }
 
-// readWhole reads a file an edit changes, within maxEditSize.
-func readWhole(ws *Workspace, rel string) ([]byte, error) {
+// readWhole reads a file an edit changes, within maxEditSize. An input
+// that never made it into the workspace fails with its reason.
+func readWhole(ws *Workspace, rel string) (string, error) {
+	if err := ws.needs(rel, false); err != nil {
+		return "", err
+	}
 	f, err := ws.openRead(rel)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxEditSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", rel, unwrapPath(err))
+		return "", fmt.Errorf("%s: %v", rel, unwrapPath(err))
 	}
 	if len(b) > maxEditSize {
-		return nil, fmt.Errorf("%s is larger than the %d MiB an edit may change", rel, maxEditSize>>20)
+		return "", fmt.Errorf("%s is larger than the %d MiB an edit may change", rel, maxEditSize>>20)
 	}
-	return b, nil
+	return string(b), nil
 }
 
 // edit is one replacement of an edit tool.
@@ -486,11 +490,7 @@ func editTool(c *call) error {
 	}
 	if e.old == "" {
 		if _, err := c.ws.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && c.ws.needs(rel, false) == nil {
-			if err := writeFile(c.ws, rel, []byte(e.new), false); err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(c.out, "File edited: %s", given)
-			return err
+			return edited(c, rel, given, e.new)
 		}
 	}
 	return applyEdits(c, rel, given, []edit{e})
@@ -525,14 +525,10 @@ func multiEditTool(c *call) error {
 }
 
 func applyEdits(c *call, rel, given string, edits []edit) error {
-	if err := c.ws.needs(rel, false); err != nil {
-		return err
-	}
-	b, err := readWhole(c.ws, rel)
+	s, err := readWhole(c.ws, rel)
 	if err != nil {
 		return err
 	}
-	s := string(b)
 	for i, e := range edits {
 		if s, err = e.apply(s, rel); err != nil {
 			if len(edits) > 1 {
@@ -541,10 +537,15 @@ func applyEdits(c *call, rel, given string, edits []edit) error {
 			return err
 		}
 	}
-	if err := writeFile(c.ws, rel, []byte(s), false); err != nil {
+	return edited(c, rel, given, s)
+}
+
+// edited writes the edited content of rel and says so.
+func edited(c *call, rel, given, content string) error {
+	if err := writeFile(c.ws, rel, []byte(content), false); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(c.out, "File edited: %s", given)
+	_, err := fmt.Fprintf(c.out, "File edited: %s", given)
 	return err
 }
 
@@ -588,14 +589,10 @@ func insertTool(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := c.ws.needs(rel, false); err != nil {
-		return err
-	}
-	b, err := readWhole(c.ws, rel)
+	s, err := readWhole(c.ws, rel)
 	if err != nil {
 		return err
 	}
-	s := string(b)
 	pos := 0
 	for i := int64(0); i < at; i++ {
 		if pos >= len(s) {
@@ -613,11 +610,7 @@ func insertTool(c *call) error {
 	if pos == len(s) && pos > 0 && s[pos-1] != '\n' {
 		text = "\n" + text
 	}
-	if err := writeFile(c.ws, rel, []byte(s[:pos]+text+s[pos:]), false); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(c.out, "File edited: %s", given)
-	return err
+	return edited(c, rel, given, s[:pos]+text+s[pos:])
 }
 
 // shellTool runs the command with /bin/sh -c in the workspace; its output

@@ -42,10 +42,7 @@ func newPrinter(stdout, stderr io.Writer, human bool) *printer {
 func (p *printer) step(r *replay.StepResult) error {
 	p.clearProgress()
 	if !p.human {
-		if err := p.enc.Encode(r); err != nil {
-			return err
-		}
-		return p.w.Flush()
+		return p.record(r)
 	}
 	status := string(r.Status)
 	switch r.Status {
@@ -72,10 +69,7 @@ func (p *printer) step(r *replay.StepResult) error {
 func (p *printer) report(r *replay.Report) error {
 	p.clearProgress()
 	if !p.human {
-		if err := p.enc.Encode(r); err != nil {
-			return err
-		}
-		return p.w.Flush()
+		return p.record(r)
 	}
 	status := string(r.Status)
 	switch r.Status {
@@ -117,6 +111,14 @@ func (p *printer) report(r *replay.Report) error {
 	}
 	if r.Saved != "" {
 		fmt.Fprintf(p.w, "saved as %s\n", r.Saved)
+	}
+	return p.w.Flush()
+}
+
+// record writes one NDJSON record and sends it on its way.
+func (p *printer) record(v any) error {
+	if err := p.enc.Encode(v); err != nil {
+		return err
 	}
 	return p.w.Flush()
 }
