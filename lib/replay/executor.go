@@ -158,6 +158,9 @@ func (e *executors) forStep(tool, typ string) (ex executor, gate string) {
 // cli.LookupProgram refuses a name with a path separator, so a tool name
 // from a pack can never point at an arbitrary file.
 func (e *executors) program(tool string) *programExec {
+	if tool == "" {
+		return nil // "ctx-tool-" is nobody's tool
+	}
 	verTime := 10 * time.Second
 	if e.opts.StepTimeout > 0 {
 		verTime = min(verTime, e.opts.StepTimeout)

@@ -365,6 +365,27 @@ echo "partial output"; echo "first problem" >&2; echo "cannot reach the index" >
 	}
 }
 
+// A tool name with a path separator is never looked up: a pack cannot
+// point replay at a program beside or below the lookup path.
+func TestToolNameWithSlashIsNotLookedUp(t *testing.T) {
+	bin := t.TempDir()
+	os.Mkdir(filepath.Join(bin, "ctx-tool-sub"), 0o755)
+	writeScript(t, filepath.Join(bin, "ctx-tool-sub"), "x", "echo ran > ran.txt")
+	writeScript(t, bin, "ctx-tool-", "echo ran > ran.txt")
+	st := newStore(t)
+	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
+	  "steps": [{"tool": "sub/x", "output": "x"}, {"tool": "../ctx-tool-", "output": "x"}]}`)
+	steps, _, err := replayPack(t, st, m, Options{LookupDirs: []string{bin, filepath.Join(bin, "ctx-tool-sub")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range steps {
+		if s.Status != Failed || !strings.HasPrefix(s.Reason, "no executor for tool") {
+			t.Errorf("step %d: %s %s", i, s.Status, s.Reason)
+		}
+	}
+}
+
 // The plugin runs in the workspace, with the step's index in its
 // environment.
 func TestPluginRunsInWorkspace(t *testing.T) {
