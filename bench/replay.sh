@@ -22,35 +22,34 @@ cd "$work"
 # file (7s mod 1000) and recorded its content. The same files go into
 # tree/ for the baseline, and paths.txt lists what the steps read.
 awk -v files=$files -v steps=$steps '
-function content(i,   l, s) {
+function content(i, nl,   l, s) {
 	s = ""
-	for (l = 0; l < 40; l++) s = s sprintf("line %02d of file %04d: the quick brown fox jumps\\n", l, i)
+	for (l = 0; l < 40; l++) s = s sprintf("line %02d of file %04d: the quick brown fox jumps%s", l, i, nl)
 	return s
 }
 function name(i) { return sprintf("src/d%02d/f%04d.go", i % 50, i) }
 BEGIN {
 	printf "{\"created\":\"2026-01-01T00:00:00Z\",\"model\":{\"identifier\":\"m\"},\"prompts\":[],\"inputs\":[" > "run.json"
 	for (i = 0; i < files; i++) {
-		printf "%s{\"name\":\"%s\",\"content\":\"%s\"}", (i ? "," : ""), name(i), content(i) > "run.json"
+		printf "%s{\"name\":\"%s\",\"content\":\"%s\"}", (i ? "," : ""), name(i), content(i, "\\n") > "run.json"
 		dir = sprintf("tree/src/d%02d", i % 50)
 		if (!(dir in made)) { system("mkdir -p " dir); made[dir] = 1 }
-		printf "%s", content(i) > ("tree/" name(i))
+		printf "%s", content(i, "\n") > ("tree/" name(i))
 		close("tree/" name(i))
 	}
 	printf "],\"steps\":[" > "run.json"
 	for (s = 0; s < steps; s++) {
 		i = (s * 7) % files
-		printf "%s{\"tool\":\"read_file\",\"parameters\":{\"path\":\"%s\"},\"output\":\"%s\"}", (s ? "," : ""), name(i), content(i) > "run.json"
+		printf "%s{\"tool\":\"read_file\",\"parameters\":{\"path\":\"%s\"},\"output\":\"%s\"}", (s ? "," : ""), name(i), content(i, "\\n") > "run.json"
 		print name(i) > "paths.txt"
 	}
 	printf "]}\n" > "run.json"
 }'
-# awk wrote the files with literal \n escapes; make them real lines.
-find tree -type f -exec sed -i 's/\\n/\n/g' {} +
 
 "$bin/ctx-init" >/dev/null
 pack=$("$bin/ctx-pack" run.json)
 "$bin/ctx-replay" "$pack" | tail -1 | grep -q '"status":"exact"' || { echo "bench/replay.sh: the replay is not exact" >&2; exit 1; }
+"$bin/ctx-replay" --workdir tree "$pack" | tail -1 | grep -q '"status":"exact".*"drift":\[\]' || { echo "bench/replay.sh: the replay of tree/ is not exact" >&2; exit 1; }
 
 # measure NAME CMD...: appends "seconds kilobytes" to NAME.times.
 measure() {
