@@ -146,11 +146,16 @@ func toolPath(name, field string) string {
 
 // commandPath resolves the program of a config tool: a relative path with a
 // slash is relative to base (the directory holding .ctx), a bare name is
-// looked up on $PATH when it runs.
+// looked up on $PATH when it runs. The result is never a relative path:
+// the program runs in the workspace, where one would name whatever an
+// earlier step put there.
 func commandPath(argv []string, base string) []string {
 	out := append([]string(nil), argv...)
 	if strings.Contains(out[0], "/") && !filepath.IsAbs(out[0]) {
 		out[0] = filepath.Join(base, out[0])
+		if abs, err := filepath.Abs(out[0]); err == nil {
+			out[0] = abs
+		}
 	}
 	return out
 }

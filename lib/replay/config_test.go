@@ -62,6 +62,13 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
+func TestCommandPathIsNeverRelative(t *testing.T) {
+	wd, _ := os.Getwd()
+	if got := commandPath([]string{"./bin/t"}, "."); got[0] != filepath.Join(wd, "bin", "t") {
+		t.Errorf("commandPath(./bin/t, .) = %q", got[0])
+	}
+}
+
 func TestCommandPath(t *testing.T) {
 	for in, want := range map[string]string{"prog": "prog", "./bin/t": "/base/bin/t", "bin/t": "/base/bin/t", "/usr/bin/t": "/usr/bin/t"} {
 		if got := commandPath([]string{in, "x"}, "/base"); got[0] != want || got[1] != "x" {

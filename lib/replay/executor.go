@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -166,6 +167,11 @@ func (e *executors) program(tool string) *programExec {
 		verTime = min(verTime, e.opts.StepTimeout)
 	}
 	if prog, ok := cli.LookupProgram("ctx-tool-"+tool, e.opts.LookupDirs); ok {
+		// Programs run in the workspace, where a relative path would name
+		// whatever an earlier step put there: only an absolute one will do.
+		if abs, err := filepath.Abs(prog); err == nil {
+			prog = abs
+		}
 		return &programExec{label: "ctx-tool-" + tool, argv: []string{prog}, dir: e.ws.dir,
 			askVer: true, warn: e.opts.warn, verTime: verTime}
 	}

@@ -386,6 +386,31 @@ func TestToolNameWithSlashIsNotLookedUp(t *testing.T) {
 	}
 }
 
+// A lookup directory given as a relative path still finds the program the
+// user installed, never a file of that name in the workspace.
+func TestRelativeLookupDir(t *testing.T) {
+	top := t.TempDir()
+	t.Chdir(top)
+	os.Mkdir("tools", 0o755)
+	writeScript(t, "tools", "ctx-tool-who", "[ \"$1\" = --version ] && exit 0; printf installed")
+	writeScript(t, top, "count.sh", "printf configured")
+	st := newStore(t)
+	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
+	  "steps": [
+	    {"tool": "bash", "parameters": {"command": "mkdir tools && printf '#!/bin/sh\\nprintf planted' > tools/ctx-tool-who && cp tools/ctx-tool-who count.sh && chmod +x tools/ctx-tool-who count.sh"}, "output": ""},
+	    {"tool": "who", "parameters": {}, "output": "installed"},
+	    {"tool": "count", "parameters": {}, "output": "configured"}
+	  ]}`)
+	steps, _, err := replayPack(t, st, m, Options{AllowExec: true, LookupDirs: []string{"tools"},
+		Tools: map[string]ConfigTool{"count": {Command: []string{"./count.sh"}}}, ConfigDir: "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(steps); !reflect.DeepEqual(got, []string{"matched", "matched", "matched"}) {
+		t.Errorf("statuses %v", got)
+	}
+}
+
 // The plugin runs in the workspace, with the step's index in its
 // environment.
 func TestPluginRunsInWorkspace(t *testing.T) {
