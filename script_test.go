@@ -20,6 +20,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-import/importcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-verify/verifycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx/ctxcmd"
@@ -37,6 +38,7 @@ func TestMain(m *testing.M) {
 		"ctx-import": func() { os.Exit(importcmd.Main()) },
 		"ctx-init":   func() { os.Exit(initcmd.Main()) },
 		"ctx-pack":   func() { os.Exit(packcmd.Main()) },
+		"ctx-replay": func() { os.Exit(replaycmd.Main()) },
 		"ctx-show":   func() { os.Exit(showcmd.Main()) },
 		"ctx-verify": func() { os.Exit(verifycmd.Main()) },
 		"jq":         func() { os.Exit(runJQ(os.Args[1:])) },

@@ -1,0 +1,227 @@
+// Package replaycmd is ctx replay: re-execute a pack's steps and report, step
+// by step, whether each output still hashes to the recorded one.
+package replaycmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/replay"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+const name = "ctx-replay"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx replay [flags] PACK",
+		Summary:  "Re-execute a pack's steps and compare each output with the recorded one.",
+		Help: `Each step runs in order through the first executor that has its tool: a
+ctx-tool-NAME program on the lookup path (the step's parameters as JSON on
+stdin, its output on stdout), a "tools" entry of .ctx/config.json, or a
+built-in (read, list, glob, write and edit tools under the names common
+agent frameworks use; shell tools only with --allow-exec). The output's
+SHA-256 is compared with the recorded output_ref:
+
+  matched            the same bytes
+  diverged           a deterministic step produced other bytes
+  diverged_expected  a non-deterministic step produced other bytes
+  failed             the step could not execute (reason says why)
+  recorded           a non-deterministic step nothing can run: the
+                     recorded output stands in
+
+The steps run in a fresh temporary directory holding the pack's inputs,
+removed afterwards (--keep keeps it); --workdir replays against a real tree
+instead. No path from a step may leave the workspace.
+
+Output is NDJSON: one "step" line as each step finishes, then one "report"
+line with the status (exact, degraded or failed), the counts, the diverged
+and failed steps, and the dependency drift (tool versions, missing tools,
+missing or corrupt inputs and objects, os/arch/runtime). --human prints the
+same as text. Exit status: 0 exact, 1 degraded, 3 failed, 2 trouble.`,
+		Examples: `ctx replay latest
+ctx replay --human 3f2b71b8
+ctx replay latest | jq -c 'select(.event == "step" and .status != "matched")'
+ctx replay --allow-exec --step-timeout 5m latest
+ctx replay --workdir . --save latest
+ctx replay X | ctx diff X -`,
+	}
+}
+
+type config struct {
+	store       string
+	workdir     string
+	keep        bool
+	allowExec   bool
+	stepTimeout time.Duration
+	human       bool
+	save        bool
+	tags        cli.Strings
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.StringVar(&c.workdir, "workdir", "", "replay against the existing `dir`ectory instead of a temporary copy of the inputs")
+	fs.BoolVar(&c.keep, "keep", false, "keep the temporary workspace and print where it is")
+	fs.BoolVar(&c.allowExec, "allow-exec", false, "run shell tools (bash, shell, execute_command, ...) with /bin/sh -c")
+	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after this `duration` (0: no limit)")
+	fs.BoolVar(&c.human, "human", false, "print the steps and the report as text")
+	fs.BoolVar(&c.save, "save", false, "store the replay as a new pack whose parent is the original")
+	fs.Var(&c.tags, "tag", "with --save, also name the new pack refs/tags/`NAME` (repeatable)")
+}
+
+// Main runs ctx replay with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx replay.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(args) != 1:
+		return cli.Usagef("ctx replay takes one pack name")
+	case cfg.keep && cfg.workdir != "":
+		return cli.Usagef("--keep keeps the temporary workspace; with --workdir nothing is removed")
+	case len(cfg.tags) > 0 && !cfg.save:
+		return cli.Usagef("--tag names the saved replay; give --save too")
+	case cfg.stepTimeout < 0:
+		return cli.Usagef("--step-timeout must not be negative")
+	}
+	for _, t := range cfg.tags {
+		if err := store.CheckTagName(t); err != nil {
+			return cli.Usagef("--tag: %v", err)
+		}
+	}
+	msg := cli.Messenger{Name: name, W: stderr}
+
+	st, err := cli.OpenStore(cfg.store)
+	if err != nil {
+		return err
+	}
+	h, err := st.ResolvePack(args[0])
+	if err != nil {
+		return nameError(err)
+	}
+	m, err := pack.Load(st, h)
+	if err != nil {
+		return nameError(err)
+	}
+	tools, err := replay.LoadConfig(st.ConfigPath())
+	if err != nil {
+		return cli.Errorf(cli.ExitTrouble, "%v", err)
+	}
+	now, err := clock()
+	if err != nil {
+		return err
+	}
+
+	var ws *replay.Workspace
+	if cfg.workdir != "" {
+		ws, err = replay.OpenWorkspace(cfg.workdir, st.Root())
+	} else {
+		ws, err = replay.NewTempWorkspace()
+	}
+	if err != nil {
+		return cli.Errorf(cli.ExitTrouble, "%v", err)
+	}
+	defer ws.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	cleanup := func() {
+		cancel()
+		if !cfg.keep {
+			ws.Remove()
+		}
+	}
+	stop := cli.OnSignal(cleanup)
+	defer stop()
+	defer cleanup()
+	// A reader that goes away (ctx replay | head) must not kill the replay
+	// before it removes its workspace: write errors say EPIPE instead.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	if cfg.keep {
+		msg.Notef("workspace kept at %s", ws.Dir())
+	}
+
+	out := newPrinter(stdout, stderr, cfg.human)
+	rep, err := replay.Run(ctx, st, m, ws, replay.Options{
+		AllowExec:      cfg.allowExec,
+		StepTimeout:    cfg.stepTimeout,
+		LookupDirs:     cli.LookupDirs(),
+		Tools:          tools,
+		ConfigDir:      filepath.Dir(st.Root()),
+		BuiltinVersion: "ctx " + cli.Version(),
+		Save:           cfg.save,
+		Tags:           cfg.tags,
+		Now:            now,
+		Warn:           func(s string) { out.clearProgress(); msg.Warnf("%s", s) },
+		Progress:       out.progress,
+	}, out.step)
+	if rep == nil {
+		if err == nil {
+			err = errors.New("replay ended without a report")
+		}
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	if werr := out.report(rep); werr != nil {
+		return werr
+	}
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	switch rep.Status {
+	case replay.Degraded:
+		return cli.Exit(cli.ExitFinding)
+	case replay.FailedReplay:
+		return cli.Exit(cli.ExitFailed)
+	}
+	return nil
+}
+
+// clock is the time of a saved replay: SOURCE_DATE_EPOCH when set, so a
+// saved replay can be reproduced byte for byte, else now.
+func clock() (func() time.Time, error) {
+	v := os.Getenv("SOURCE_DATE_EPOCH")
+	if v == "" {
+		return time.Now, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return nil, cli.Errorf(cli.ExitTrouble, "SOURCE_DATE_EPOCH=%q is not a number of seconds", v)
+	}
+	t := time.Unix(n, 0)
+	return func() time.Time { return t }, nil
+}
+
+// nameError maps resolution and loading errors to messages with hints.
+func nameError(err error) error {
+	var amb *store.AmbiguousError
+	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
+	switch {
+	case errors.As(err, &amb):
+		for _, c := range amb.Candidates {
+			e.WithHint("candidate %s", c)
+		}
+	case errors.Is(err, store.ErrNotFound):
+		e.WithHint("'ctx log' lists the packs in this store")
+	case errors.Is(err, store.ErrCorrupt):
+		e.WithHint("run 'ctx fsck' to check the whole store")
+	}
+	return e
+}

@@ -1,0 +1,191 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+)
+
+// executor runs the steps of one tool.
+type executor interface {
+	// version returns what the executor says its version is; ok is false
+	// when it says nothing.
+	version(ctx context.Context) (v string, ok bool)
+	run(c *call) error
+}
+
+// builtinExec is a built-in tool. Built-ins are part of ctx, so their
+// version is ctx's.
+type builtinExec struct {
+	kind builtinKind
+	ver  string
+}
+
+func (b builtinExec) version(context.Context) (string, bool) { return b.ver, b.ver != "" }
+func (b builtinExec) run(c *call) error                      { return runBuiltin(b.kind, c) }
+
+// programExec is a ctx-tool-NAME program or a config tool: the step's
+// parameters as JSON on stdin, the output on stdout, exit status 0 when the
+// tool could run. The label names it in reasons.
+type programExec struct {
+	label   string
+	argv    []string
+	dir     string // where --version runs: the workspace
+	timeout time.Duration
+
+	once    sync.Once
+	ver     string
+	hasVer  bool
+	askVer  bool         // ask the program with --version (ctx-tool-NAME)
+	warn    func(string) // told when --version fails
+	verTime time.Duration
+}
+
+func (p *programExec) version(ctx context.Context) (string, bool) {
+	p.once.Do(func() {
+		if !p.askVer {
+			return
+		}
+		var out bytes.Buffer
+		errs := &tail{max: 4 << 10}
+		run := programRun{
+			argv:    append(append([]string(nil), p.argv...), "--version"),
+			dir:     p.dir,
+			stdout:  &limitWriter{w: &out, n: 4 << 10},
+			stderr:  errs,
+			timeout: p.verTime,
+		}
+		code, err := run.run(ctx)
+		switch {
+		case err != nil:
+			p.warn(fmt.Sprintf("%s --version: %v", p.label, err))
+		case code != 0:
+			p.warn(fmt.Sprintf("%s --version exited with status %d%s", p.label, code, colonLine(errs)))
+		default:
+			p.ver, p.hasVer = firstLine(out.Bytes()), true
+		}
+	})
+	return p.ver, p.hasVer
+}
+
+func (p *programExec) run(c *call) error {
+	errs := &tail{max: 4 << 10}
+	run := programRun{
+		argv:    p.argv,
+		dir:     c.ws.dir,
+		stdin:   c.stdin,
+		stdout:  c.out,
+		stderr:  errs,
+		env:     c.env,
+		timeout: c.timeout,
+	}
+	code, err := run.run(c.ctx)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s: %v", p.label, err)
+	case code != 0:
+		return fmt.Errorf("%s exited with status %d%s", p.label, code, colonLine(errs))
+	}
+	return nil
+}
+
+// colonLine is ": <last line of stderr>" or nothing.
+func colonLine(t *tail) string {
+	if l := t.lastLine(); l != "" {
+		return ": " + l
+	}
+	return ""
+}
+
+// limitWriter keeps the first n bytes and drops the rest without failing
+// the writer, so a chatty --version cannot fill memory.
+type limitWriter struct {
+	w *bytes.Buffer
+	n int
+}
+
+func (l *limitWriter) Write(p []byte) (int, error) {
+	if room := l.n - l.w.Len(); room > 0 {
+		l.w.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// executors finds and remembers the executor of each tool name, first match
+// wins: a ctx-tool-NAME program on the lookup path, a tools entry of
+// config.json, then a built-in. Built-ins run tool_call steps only: a model
+// call that happens to share a tool's name is not that tool.
+type executors struct {
+	opts     *Options
+	ws       *Workspace
+	builtins map[string]builtinKind
+	programs map[string]*programExec // nil value: looked up, none found
+}
+
+func newExecutors(opts *Options, ws *Workspace) *executors {
+	return &executors{opts: opts, ws: ws, builtins: builtinTools(), programs: map[string]*programExec{}}
+}
+
+// forStep returns the executor of a step. With none, gate says why when a
+// built-in exists but may not run (a shell tool without AllowExec).
+func (e *executors) forStep(tool, typ string) (ex executor, gate string) {
+	p, looked := e.programs[tool]
+	if !looked {
+		p = e.program(tool)
+		e.programs[tool] = p
+	}
+	if p != nil {
+		return p, ""
+	}
+	if typ != "tool_call" {
+		return nil, ""
+	}
+	k, ok := e.builtins[tool]
+	if !ok {
+		return nil, ""
+	}
+	if k == kindShell && !e.opts.AllowExec {
+		return nil, fmt.Sprintf("tool %s runs shell commands, which replay runs only with --allow-exec", tool)
+	}
+	return builtinExec{kind: k, ver: e.opts.BuiltinVersion}, ""
+}
+
+// program looks tool up as a ctx-tool-NAME program, then in config.json.
+// cli.LookupProgram refuses a name with a path separator, so a tool name
+// from a pack can never point at an arbitrary file.
+func (e *executors) program(tool string) *programExec {
+	if tool == "" {
+		return nil // "ctx-tool-" is nobody's tool
+	}
+	verTime := 10 * time.Second
+	if e.opts.StepTimeout > 0 {
+		verTime = min(verTime, e.opts.StepTimeout)
+	}
+	if prog, ok := cli.LookupProgram("ctx-tool-"+tool, e.opts.LookupDirs); ok {
+		// Programs run in the workspace, where a relative path would name
+		// whatever an earlier step put there: only an absolute one will do.
+		if abs, err := filepath.Abs(prog); err == nil {
+			prog = abs
+		}
+		return &programExec{label: "ctx-tool-" + tool, argv: []string{prog}, dir: e.ws.dir,
+			askVer: true, warn: e.opts.warn, verTime: verTime}
+	}
+	if t, ok := e.opts.Tools[tool]; ok {
+		return &programExec{label: "config tool " + tool, argv: commandPath(t.Command, e.opts.ConfigDir),
+			dir: e.ws.dir, ver: t.Version, hasVer: t.Version != ""}
+	}
+	return nil
+}
+
+// noExecutor is the reason of a deterministic step nothing can run.
+func noExecutor(tool, typ string) string {
+	if typ != "tool_call" {
+		return fmt.Sprintf("no executor for %s step %q: no ctx-tool-%s on the lookup path and no tools entry in .ctx/config.json (built-ins run tool_call steps only)", typ, tool, tool)
+	}
+	return fmt.Sprintf("no executor for tool %q: no ctx-tool-%s on the lookup path, no tools entry in .ctx/config.json, and no built-in of that name", tool, tool)
+}

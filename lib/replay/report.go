@@ -1,0 +1,236 @@
+package replay
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Status is the outcome of one step.
+type Status string
+
+// The step statuses of the contract.
+const (
+	// Matched: the output hashes to the recorded output_ref.
+	Matched Status = "matched"
+	// Diverged: a deterministic step produced other bytes.
+	Diverged Status = "diverged"
+	// DivergedExpected: a non-deterministic step produced other bytes.
+	DivergedExpected Status = "diverged_expected"
+	// Failed: the step could not execute; Reason says why.
+	Failed Status = "failed"
+	// Recorded: a non-deterministic step with no executor; its recorded
+	// output stands in for it.
+	Recorded Status = "recorded"
+)
+
+// Fidelity is the status of a whole replay.
+type Fidelity string
+
+// The replay statuses of the contract.
+const (
+	// Exact: every deterministic step matched.
+	Exact Fidelity = "exact"
+	// Degraded: some deterministic step diverged and none failed.
+	Degraded Fidelity = "degraded"
+	// FailedReplay: some step could not execute.
+	FailedReplay Fidelity = "failed"
+)
+
+// StepResult is one line of the replay stream, written as each step
+// finishes. A recorded step's Actual is its Expected; Actual is nil for a
+// failed step and ActualSize is then left out.
+type StepResult struct {
+	Event         string      `json:"event"` // always "step"
+	Index         int         `json:"index"`
+	Tool          string      `json:"tool"`
+	Deterministic bool        `json:"deterministic"`
+	Status        Status      `json:"status"`
+	Expected      *store.Hash `json:"expected"`
+	Actual        *store.Hash `json:"actual"`
+	ActualSize    *int64      `json:"actual_size,omitempty"`
+	Reason        string      `json:"reason,omitempty"`
+}
+
+// Counts holds how many steps ended in each status.
+type Counts struct {
+	Matched          int `json:"matched"`
+	Diverged         int `json:"diverged"`
+	DivergedExpected int `json:"diverged_expected"`
+	Failed           int `json:"failed"`
+	Recorded         int `json:"recorded"`
+}
+
+func (c *Counts) add(s Status) {
+	switch s {
+	case Matched:
+		c.Matched++
+	case Diverged:
+		c.Diverged++
+	case DivergedExpected:
+		c.DivergedExpected++
+	case Failed:
+		c.Failed++
+	case Recorded:
+		c.Recorded++
+	}
+}
+
+// Report is the last line of the replay stream. Diverged lists the
+// deterministic steps that diverged; Failed the steps that failed.
+type Report struct {
+	Event    string     `json:"event"` // always "report"
+	Pack     store.Hash `json:"pack"`
+	Status   Fidelity   `json:"status"`
+	Counts   Counts     `json:"counts"`
+	Diverged []int      `json:"diverged"`
+	Failed   []int      `json:"failed"`
+	Drift    []Drift    `json:"drift"`
+	Saved    string     `json:"saved,omitempty"`
+}
+
+// fidelity applies the contract's rule: any failed step fails the replay,
+// else any diverged deterministic step degrades it. Non-deterministic
+// divergence never downgrades.
+func fidelity(c Counts) Fidelity {
+	switch {
+	case c.Failed > 0:
+		return FailedReplay
+	case c.Diverged > 0:
+		return Degraded
+	}
+	return Exact
+}
+
+// The drift kinds a report can hold.
+const (
+	DriftToolVersion   = "tool_version"   // tool, recorded, current (null when the executor reports none)
+	DriftMissingTool   = "missing_tool"   // tool, steps: deterministic steps no executor could run
+	DriftEnvironment   = "environment"    // field (os, arch, runtime), recorded, current
+	DriftMissingInput  = "missing_input"  // name, expected[, reason]
+	DriftCorruptInput  = "corrupt_input"  // name, expected, actual (null when unreadable)
+	DriftChangedInput  = "changed_input"  // name, expected, actual: --workdir holds other bytes
+	DriftMissingObject = "missing_object" // where, expected
+	DriftCorruptObject = "corrupt_object" // where, expected, actual (null when unreadable)
+)
+
+// Drift is one dependency that changed between the recorded run and the
+// replay. Which fields are set depends on Kind; MarshalJSON writes only
+// those, so each kind has one fixed shape.
+type Drift struct {
+	Kind     string
+	Tool     string      // tool_version, missing_tool
+	Steps    []int       // missing_tool
+	Field    string      // environment
+	Recorded string      // tool_version, environment
+	Current  *string     // tool_version, environment
+	Name     string      // *_input
+	Where    string      // *_object: the manifest field naming the object
+	Expected store.Hash  // *_input, *_object
+	Actual   *store.Hash // corrupt_*, changed_input
+	Reason   string      // missing_input when the store is not the cause
+}
+
+// MarshalJSON writes the fields of the drift's kind, in a fixed order.
+func (d Drift) MarshalJSON() ([]byte, error) {
+	var v any
+	switch d.Kind {
+	case DriftToolVersion:
+		v = struct {
+			Kind     string  `json:"kind"`
+			Tool     string  `json:"tool"`
+			Recorded string  `json:"recorded"`
+			Current  *string `json:"current"`
+		}{d.Kind, d.Tool, d.Recorded, d.Current}
+	case DriftMissingTool:
+		v = struct {
+			Kind  string `json:"kind"`
+			Tool  string `json:"tool"`
+			Steps []int  `json:"steps"`
+		}{d.Kind, d.Tool, d.Steps}
+	case DriftEnvironment:
+		v = struct {
+			Kind     string  `json:"kind"`
+			Field    string  `json:"field"`
+			Recorded string  `json:"recorded"`
+			Current  *string `json:"current"`
+		}{d.Kind, d.Field, d.Recorded, d.Current}
+	case DriftMissingInput:
+		v = struct {
+			Kind     string     `json:"kind"`
+			Name     string     `json:"name"`
+			Expected store.Hash `json:"expected"`
+			Reason   string     `json:"reason,omitempty"`
+		}{d.Kind, d.Name, d.Expected, d.Reason}
+	case DriftCorruptInput, DriftChangedInput:
+		v = struct {
+			Kind     string      `json:"kind"`
+			Name     string      `json:"name"`
+			Expected store.Hash  `json:"expected"`
+			Actual   *store.Hash `json:"actual"`
+		}{d.Kind, d.Name, d.Expected, d.Actual}
+	case DriftMissingObject:
+		v = struct {
+			Kind     string     `json:"kind"`
+			Where    string     `json:"where"`
+			Expected store.Hash `json:"expected"`
+		}{d.Kind, d.Where, d.Expected}
+	case DriftCorruptObject:
+		v = struct {
+			Kind     string      `json:"kind"`
+			Where    string      `json:"where"`
+			Expected store.Hash  `json:"expected"`
+			Actual   *store.Hash `json:"actual"`
+		}{d.Kind, d.Where, d.Expected, d.Actual}
+	default:
+		return nil, fmt.Errorf("unknown drift kind %q", d.Kind)
+	}
+	return json.Marshal(v)
+}
+
+// String is the drift as one plain sentence, for --human.
+func (d Drift) String() string {
+	cur := "none reported"
+	if d.Current != nil {
+		cur = *d.Current
+	}
+	switch d.Kind {
+	case DriftToolVersion:
+		return fmt.Sprintf("tool %s: version %s recorded, %s now", d.Tool, d.Recorded, cur)
+	case DriftMissingTool:
+		return fmt.Sprintf("tool %s: no executor (steps %s)", d.Tool, joinInts(d.Steps))
+	case DriftEnvironment:
+		return fmt.Sprintf("environment %s: %s recorded, %s now", d.Field, d.Recorded, cur)
+	case DriftMissingInput:
+		if d.Reason != "" {
+			return fmt.Sprintf("input %s (%s): %s", d.Name, d.Expected, d.Reason)
+		}
+		return fmt.Sprintf("input %s: missing from the store (expected %s)", d.Name, d.Expected)
+	case DriftCorruptInput:
+		return fmt.Sprintf("input %s: corrupt in the store (expected %s%s)", d.Name, d.Expected, actually(d.Actual))
+	case DriftChangedInput:
+		return fmt.Sprintf("input %s: the working tree holds other bytes (expected %s%s)", d.Name, d.Expected, actually(d.Actual))
+	case DriftMissingObject:
+		return fmt.Sprintf("%s: object %s is missing from the store", d.Where, d.Expected)
+	case DriftCorruptObject:
+		return fmt.Sprintf("%s: object %s is corrupt%s", d.Where, d.Expected, actually(d.Actual))
+	}
+	return d.Kind
+}
+
+func actually(h *store.Hash) string {
+	if h == nil {
+		return ""
+	}
+	return ", found " + h.String()
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}

@@ -1,0 +1,621 @@
+package replay
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Options control a replay. The zero value replays with the built-ins only,
+// no shell, no time limit, on this machine's platform.
+type Options struct {
+	// AllowExec lets the shell built-ins (bash, shell, execute_command...)
+	// run their commands.
+	AllowExec bool
+	// StepTimeout bounds each program a step runs (0: no limit).
+	StepTimeout time.Duration
+	// LookupDirs are searched for ctx-tool-NAME programs (cli.LookupDirs).
+	LookupDirs []string
+	// Tools are the tools of .ctx/config.json; ConfigDir is where their
+	// relative commands resolve (the directory holding .ctx).
+	Tools     map[string]ConfigTool
+	ConfigDir string
+	// BuiltinVersion is the version the built-ins report ("ctx v1.2.0").
+	BuiltinVersion string
+	// Platform is what the recorded environment is compared with; empty
+	// fields are this machine's.
+	Platform Platform
+	// Save stores the replay as a new pack whose parent is the original,
+	// tagged with Tags.
+	Save bool
+	Tags []string
+	// Now is the clock of a saved pack's times (SOURCE_DATE_EPOCH).
+	Now func() time.Time
+	// Warn receives warnings; Progress is called after each step.
+	Warn     func(string)
+	Progress func(done, total int)
+}
+
+func (o *Options) warn(s string) {
+	if o.Warn != nil {
+		o.Warn(s)
+	}
+}
+
+// Platform is the os, arch and runtime a replay runs on.
+type Platform struct{ OS, Arch, Runtime string }
+
+// CurrentPlatform is this machine's: GOOS, GOARCH and the Go runtime that
+// runs the built-ins.
+func CurrentPlatform() Platform {
+	return Platform{OS: runtime.GOOS, Arch: runtime.GOARCH, Runtime: runtime.Version()}
+}
+
+// runner is one replay in progress.
+type runner struct {
+	ctx   context.Context
+	st    *store.Store
+	m     *pack.Manifest
+	ws    *Workspace
+	opts  Options
+	ex    *executors
+	rec   pack.Environment
+	buf   []byte
+	sum   hash.Hash
+	batch *store.Batch // only when saving
+	env   []string     // the environment of programs, without the per-step part
+
+	objects  map[store.Hash]error // objects verified (nil) or found damaged
+	versions map[string]bool      // tools whose version was compared
+	drift    struct{ env, versions, tools, inputs, objects []Drift }
+	missing  map[string]int // tool -> index in drift.tools
+	blockers []string       // why the replay cannot be saved
+	steps    []outcome      // what each step gave, for Save
+	tree     []pack.File    // the inputs as the --workdir tree holds them, for Save
+}
+
+// outcome is what a step left for the saved pack.
+type outcome struct {
+	ref  *store.Hash
+	size *int64
+	ran  bool
+	at   time.Time
+}
+
+// Run replays m in ws: each step in order through its executor, one
+// StepResult to emit as each finishes, and the Report at the end. A step
+// that fails does not stop the run. Run returns an error only when the
+// replay itself cannot go on (emit failed, the context ended, the store
+// cannot be written); with Save, a replay that cannot be saved returns its
+// Report and the error.
+func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, opts Options, emit func(*StepResult) error) (*Report, error) {
+	orig, err := store.ParseRef(m.Hash)
+	if err != nil {
+		return nil, errors.New("the manifest has no hash (load it with pack.Load)")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	cur := CurrentPlatform()
+	if opts.Platform.OS == "" {
+		opts.Platform.OS = cur.OS
+	}
+	if opts.Platform.Arch == "" {
+		opts.Platform.Arch = cur.Arch
+	}
+	if opts.Platform.Runtime == "" {
+		opts.Platform.Runtime = cur.Runtime
+	}
+	r := &runner{
+		ctx: ctx, st: st, m: m, ws: ws, opts: opts,
+		rec:     m.Env(),
+		buf:     make([]byte, 64<<10),
+		sum:     sha256.New(),
+		env:     append(os.Environ(), "CTX_WORKSPACE="+ws.dir, "CTX_PACK="+orig.String()),
+		objects: map[store.Hash]error{}, versions: map[string]bool{}, missing: map[string]int{},
+	}
+	r.ex = newExecutors(&r.opts, ws)
+	if opts.Save {
+		r.batch = st.NewBatch()
+		r.steps = make([]outcome, len(m.Steps))
+		defer r.batch.Abort() // after Publish there is nothing left to abort
+	}
+
+	r.environment()
+	if err := r.inputs(); err != nil {
+		return nil, err
+	}
+	rep := &Report{Event: "report", Pack: orig, Diverged: []int{}, Failed: []int{}}
+	for i := range m.Steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res := r.step(i)
+		rep.Counts.add(res.Status)
+		switch res.Status {
+		case Diverged:
+			rep.Diverged = append(rep.Diverged, res.Index)
+		case Failed:
+			rep.Failed = append(rep.Failed, res.Index)
+		}
+		if err := emit(&res); err != nil {
+			return nil, err
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(m.Steps))
+		}
+	}
+	r.closure()
+	rep.Status = fidelity(rep.Counts)
+	rep.Drift = r.driftList()
+	if opts.Save {
+		h, err := r.save(orig)
+		if err != nil {
+			return rep, err
+		}
+		rep.Saved = h.URI()
+	}
+	return rep, nil
+}
+
+// step replays step i.
+func (r *runner) step(i int) StepResult {
+	s := &r.m.Steps[i]
+	res := StepResult{Event: "step", Index: s.Index, Tool: s.Tool, Deterministic: s.Deterministic, Expected: s.OutputRef}
+	var recordedErr error
+	if s.OutputRef != nil {
+		recordedErr = r.object(*s.OutputRef, func() string { return fmt.Sprintf("steps[%d].output_ref", i) })
+	}
+	ex, gate := r.ex.forStep(s.Tool, s.Type)
+	if ex == nil {
+		switch {
+		case !s.Deterministic && recordedErr != nil:
+			return r.fail(res, fmt.Sprintf("the recorded output %s cannot stand in: %v", s.OutputRef, recordedErr))
+		case !s.Deterministic:
+			res.Status, res.Actual, res.ActualSize = Recorded, s.OutputRef, r.recordedSize(s)
+			if r.steps != nil {
+				r.steps[i] = outcome{ref: s.OutputRef, size: res.ActualSize}
+			}
+			return res
+		case gate != "":
+			return r.fail(res, gate)
+		}
+		r.missingTool(s.Tool, s.Index)
+		return r.fail(res, noExecutor(s.Tool, s.Type))
+	}
+	r.toolVersion(s.Tool, ex)
+
+	at := r.opts.Now()
+	out := r.capture()
+	err := r.execute(ex, s, out)
+	h, n, err := out.finish(err)
+	if err != nil {
+		return r.fail(res, err.Error())
+	}
+	res.Actual, res.ActualSize = &h, &n
+	switch {
+	case s.OutputRef != nil && h == *s.OutputRef:
+		res.Status = Matched
+	case s.Deterministic:
+		res.Status = Diverged
+	default:
+		res.Status = DivergedExpected
+	}
+	if r.steps != nil {
+		r.steps[i] = outcome{ref: res.Actual, size: res.ActualSize, ran: true, at: at}
+	}
+	return res
+}
+
+func (r *runner) execute(ex executor, s *pack.Step, out io.Writer) error {
+	p, err := parseParams(s.Parameters)
+	if err != nil {
+		return err
+	}
+	c := &call{ctx: r.ctx, ws: r.ws, p: p, out: out, buf: r.buf, timeout: r.opts.StepTimeout}
+	// Programs (plugins, config tools, the shell) get the parameters on
+	// stdin and the step in their environment; file built-ins need neither.
+	if b, builtin := ex.(builtinExec); !builtin || b.kind == kindShell {
+		c.env = append(r.env[:len(r.env):len(r.env)], "CTX_STEP_INDEX="+strconv.Itoa(s.Index), "CTX_TOOL="+s.Tool)
+		c.stdin = append(append(make([]byte, 0, len(s.Parameters)+1), s.Parameters...), '\n')
+	}
+	return ex.run(c)
+}
+
+func (r *runner) fail(res StepResult, reason string) StepResult {
+	res.Status, res.Actual, res.ActualSize, res.Reason = Failed, nil, nil, reason
+	return res
+}
+
+// recordedSize is the size of a recorded output, from the manifest or the
+// store.
+func (r *runner) recordedSize(s *pack.Step) *int64 {
+	switch {
+	case s.OutputRef == nil:
+		return nil
+	case s.OutputSize != nil:
+		return s.OutputSize
+	}
+	if n, err := r.st.Stat(*s.OutputRef); err == nil {
+		return &n
+	}
+	return nil
+}
+
+// toolVersion compares, once per tool, the version recorded in
+// environment.tool_versions with what the executor reports.
+func (r *runner) toolVersion(tool string, ex executor) {
+	if r.versions[tool] {
+		return
+	}
+	r.versions[tool] = true
+	rec, ok := r.rec.ToolVersions[tool]
+	if !ok {
+		return
+	}
+	cur, has := ex.version(r.ctx)
+	if has && cur == rec {
+		return
+	}
+	d := Drift{Kind: DriftToolVersion, Tool: tool, Recorded: rec}
+	if has {
+		d.Current = &cur
+	}
+	r.drift.versions = append(r.drift.versions, d)
+}
+
+func (r *runner) missingTool(tool string, index int) {
+	if i, ok := r.missing[tool]; ok {
+		r.drift.tools[i].Steps = append(r.drift.tools[i].Steps, index)
+		return
+	}
+	r.missing[tool] = len(r.drift.tools)
+	r.drift.tools = append(r.drift.tools, Drift{Kind: DriftMissingTool, Tool: tool, Steps: []int{index}})
+}
+
+// environment compares the recorded os, arch and runtime with the
+// platform the replay runs on.
+func (r *runner) environment() {
+	cmp := func(field, recorded, current string, same bool) {
+		if recorded != "" && !same {
+			r.drift.env = append(r.drift.env, Drift{Kind: DriftEnvironment, Field: field, Recorded: recorded, Current: &current})
+		}
+	}
+	p := r.opts.Platform
+	cmp("os", r.rec.OS, p.OS, normalOS(r.rec.OS) == p.OS)
+	cmp("arch", r.rec.Arch, p.Arch, normalArch(r.rec.Arch) == p.Arch)
+	cmp("runtime", r.rec.Runtime, p.Runtime, r.rec.Runtime == p.Runtime)
+}
+
+// normalOS maps the names runs record for an os to Go's (macOS is darwin).
+func normalOS(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "macos", "mac", "osx", "mac os x", "macosx":
+		return "darwin"
+	case "win32", "win64", "win", "cygwin", "msys":
+		return "windows"
+	}
+	return s
+}
+
+// normalArch maps the names runs record for an architecture to Go's.
+func normalArch(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "x86_64", "x64", "x86-64":
+		return "amd64"
+	case "aarch64", "arm64e":
+		return "arm64"
+	case "i386", "i686", "x86":
+		return "386"
+	}
+	return s
+}
+
+// inputs puts the pack's inputs in a temporary workspace, or, against a
+// --workdir tree, compares the tree's files with them.
+func (r *runner) inputs() error {
+	if !r.ws.temp {
+		for _, f := range r.m.Inputs {
+			if err := r.ctx.Err(); err != nil {
+				return err
+			}
+			r.treeInput(f)
+		}
+		return nil
+	}
+	for _, f := range r.m.Inputs {
+		r.ws.prepareDir(f.Name)
+	}
+	// Creating files is most of the cost of a replay with many inputs and
+	// few steps; a few copies at once hide some of the file system's
+	// latency. The results are taken in order, so the drift is the same
+	// whatever the schedule.
+	type staged struct {
+		d   *Drift
+		why string
+	}
+	results := make([]staged, len(r.m.Inputs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < min(stageWorkers, len(r.m.Inputs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 64<<10)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(r.m.Inputs) || r.ctx.Err() != nil {
+					return
+				}
+				d, why := r.ws.stage(r.st, r.m.Inputs[i], buf)
+				results[i] = staged{d, why}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
+	for i, f := range r.m.Inputs {
+		res := results[i]
+		if res.d == nil {
+			r.objects[f.ContentRef] = nil
+			continue
+		}
+		r.ws.unavailable[f.Name] = res.why
+		r.drift.inputs = append(r.drift.inputs, *res.d)
+		if res.d.Kind == DriftCorruptInput || res.d.Reason == "" {
+			// The blob itself is damaged or gone; a name that could not be
+			// placed says nothing about it.
+			r.objects[f.ContentRef] = errors.New(res.why)
+		}
+		r.blockers = append(r.blockers, fmt.Sprintf("input %s is not available (expected %s)", f.Name, f.ContentRef))
+	}
+	return nil
+}
+
+// stageWorkers is how many inputs are copied into a workspace at once.
+const stageWorkers = 4
+
+// treeInput checks one input against the --workdir tree.
+func (r *runner) treeInput(f pack.File) {
+	if err := pack.CheckName(f.Name); err != nil {
+		r.drift.inputs = append(r.drift.inputs, Drift{Kind: DriftMissingInput, Name: f.Name, Expected: f.ContentRef, Reason: err.Error()})
+		return
+	}
+	c := r.capture()
+	h, n, err := c.finish(r.ws.hashFile(f.Name, c, r.buf))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		r.drift.inputs = append(r.drift.inputs, Drift{Kind: DriftMissingInput, Name: f.Name, Expected: f.ContentRef, Reason: "not in the working tree"})
+		return
+	case err != nil:
+		r.drift.inputs = append(r.drift.inputs, Drift{Kind: DriftMissingInput, Name: f.Name, Expected: f.ContentRef, Reason: err.Error()})
+		return
+	case h != f.ContentRef:
+		r.drift.inputs = append(r.drift.inputs, Drift{Kind: DriftChangedInput, Name: f.Name, Expected: f.ContentRef, Actual: &h})
+	}
+	r.tree = append(r.tree, pack.File{Name: f.Name, ContentRef: h, Size: n, Metadata: f.Metadata})
+}
+
+// object verifies object h of the pack once, recording the drift the first
+// time it is found missing or damaged, and returns what is wrong with it.
+// where names the manifest field for the drift; it is only formatted when
+// needed, the cached path being the hot one.
+func (r *runner) object(h store.Hash, whereFn func() string) error {
+	if err, ok := r.objects[h]; ok {
+		return err
+	}
+	_, err := r.st.Verify(h)
+	where := ""
+	if err != nil {
+		where = whereFn()
+	}
+	var ce *store.CorruptError
+	switch {
+	case err == nil:
+	case errors.As(err, &ce):
+		r.drift.objects = append(r.drift.objects, Drift{Kind: DriftCorruptObject, Where: where, Expected: h, Actual: ce.Actual})
+		err = errors.New("it is corrupt in the store")
+	case errors.Is(err, store.ErrNotFound):
+		r.drift.objects = append(r.drift.objects, Drift{Kind: DriftMissingObject, Where: where, Expected: h})
+		err = errors.New("it is missing from the store")
+	default:
+		r.drift.objects = append(r.drift.objects, Drift{Kind: DriftMissingObject, Where: where, Expected: h})
+	}
+	r.objects[h] = err
+	return err
+}
+
+// closure checks the objects no step reads: the system prompt, the prompts
+// and the outputs. A saved replay would reference the prompts, so a damaged
+// one keeps it from being saved.
+func (r *runner) closure() {
+	block := func(h store.Hash, where string) {
+		if err := r.object(h, func() string { return where }); err != nil {
+			r.blockers = append(r.blockers, fmt.Sprintf("%s %s: %v", where, h, err))
+		}
+	}
+	if r.m.SystemPrompt != nil {
+		block(*r.m.SystemPrompt, "system_prompt")
+	}
+	for i, p := range r.m.Prompts {
+		block(p.ContentRef, fmt.Sprintf("prompts[%d]", i))
+	}
+	for i, o := range r.m.Outputs {
+		r.object(o.ContentRef, func() string { return fmt.Sprintf("outputs[%d]", i) })
+	}
+}
+
+// driftList orders the drift: environment, tool versions, missing tools,
+// inputs, then objects, each in the order found.
+func (r *runner) driftList() []Drift {
+	d := r.drift
+	out := make([]Drift, 0, len(d.env)+len(d.versions)+len(d.tools)+len(d.inputs)+len(d.objects))
+	for _, part := range [][]Drift{d.env, d.versions, d.tools, d.inputs, d.objects} {
+		out = append(out, part...)
+	}
+	return out
+}
+
+// capture hashes a step's output as it is written and, when saving,
+// streams it into the store.
+type capture struct {
+	h    hash.Hash
+	n    int64
+	pw   *io.PipeWriter
+	done chan store.Result
+}
+
+func (r *runner) capture() *capture {
+	r.sum.Reset()
+	c := &capture{h: r.sum}
+	if r.batch != nil {
+		pr, pw := io.Pipe()
+		c.pw, c.done = pw, make(chan store.Result, 1)
+		go func() {
+			h, n, err := r.batch.PutReader(pr)
+			pr.CloseWithError(err)
+			c.done <- store.Result{Hash: h, Size: n, Err: err}
+		}()
+	}
+	return c
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.h.Write(p)
+	c.n += int64(len(p))
+	if c.pw != nil {
+		return c.pw.Write(p)
+	}
+	return len(p), nil
+}
+
+// finish ends the capture: the hash and size of what was written, or err
+// (the executor's) when there is one; what was stored for a failed step
+// is dropped.
+func (c *capture) finish(err error) (store.Hash, int64, error) {
+	if c.pw != nil {
+		if err != nil {
+			c.pw.CloseWithError(err)
+			<-c.done
+			return store.Hash{}, 0, err
+		}
+		c.pw.Close()
+		if res := <-c.done; res.Err != nil {
+			return store.Hash{}, 0, fmt.Errorf("cannot store the output: %v", res.Err)
+		}
+	}
+	if err != nil {
+		return store.Hash{}, 0, err
+	}
+	var h store.Hash
+	c.h.Sum(h[:0])
+	return h, c.n, nil
+}
+
+// save stores the replayed run as a new pack whose parent is the original:
+// each step's output as replayed (a recorded one as recorded, a failed one
+// null), the outputs as the workspace holds them after the replay, and the
+// environment as the drift found it.
+func (r *runner) save(orig store.Hash) (store.Hash, error) {
+	if len(r.blockers) > 0 {
+		return store.Hash{}, fmt.Errorf("cannot save the replay: %s", strings.Join(r.blockers, "; "))
+	}
+	nm := *r.m
+	nm.Hash = ""
+	nm.Parent = &orig
+	nm.Created = r.opts.Now().UTC().Format(time.RFC3339)
+	nm.Steps = make([]pack.Step, len(r.m.Steps))
+	for i, s := range r.m.Steps {
+		o := r.steps[i]
+		s.OutputRef, s.OutputSize = o.ref, o.size
+		if o.ran {
+			ts := o.at.UTC().Format(time.RFC3339)
+			s.Timestamp = &ts
+		}
+		nm.Steps[i] = s
+	}
+	if !r.ws.temp {
+		nm.Inputs = append([]pack.File{}, r.tree...)
+	}
+	nm.Outputs = []pack.Output{}
+	for i, o := range r.m.Outputs {
+		if pack.CheckName(o.Name) != nil {
+			continue
+		}
+		c := r.capture()
+		h, n, err := c.finish(r.ws.hashFile(o.Name, c, r.buf))
+		if err != nil {
+			r.opts.warn(fmt.Sprintf("outputs[%d] %s: left out of the saved pack: %v", i, o.Name, err))
+			continue
+		}
+		o.ContentRef, o.Size = h, n
+		nm.Outputs = append(nm.Outputs, o)
+	}
+	env, err := r.savedEnvironment()
+	if err != nil {
+		return store.Hash{}, err
+	}
+	nm.Environment = env
+	pub, err := pack.Publish(r.st, r.batch, &nm, r.opts.Tags, time.Now())
+	if err != nil {
+		return store.Hash{}, fmt.Errorf("cannot save the replay: %v", err)
+	}
+	return pub.Hash, nil
+}
+
+// savedEnvironment is the recorded environment with each value the drift
+// found changed set to what the replay ran with; a tool whose version is
+// unknown now loses its entry.
+func (r *runner) savedEnvironment() (json.RawMessage, error) {
+	env := map[string]json.RawMessage{}
+	if len(r.m.Environment) > 0 {
+		if err := jsonUnmarshalNumbers(r.m.Environment, &env); err != nil {
+			return nil, fmt.Errorf("environment: %v", err)
+		}
+	}
+	for _, d := range r.drift.env {
+		v, _ := json.Marshal(*d.Current)
+		env[d.Field] = v
+	}
+	if len(r.drift.versions) > 0 {
+		tv := map[string]json.RawMessage{}
+		if raw, ok := env["tool_versions"]; ok {
+			if err := jsonUnmarshalNumbers(raw, &tv); err != nil {
+				return nil, fmt.Errorf("environment.tool_versions: %v", err)
+			}
+		}
+		for _, d := range r.drift.versions {
+			if d.Current == nil {
+				delete(tv, d.Tool)
+				continue
+			}
+			v, _ := json.Marshal(*d.Current)
+			tv[d.Tool] = v
+		}
+		b, err := json.Marshal(tv)
+		if err != nil {
+			return nil, err
+		}
+		env["tool_versions"] = b
+	}
+	return json.Marshal(env)
+}

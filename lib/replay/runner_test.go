@@ -1,0 +1,520 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+func newStore(t testing.TB) *store.Store {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), ".ctx")
+	if _, err := store.Init(root); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// packLog stores an execution log as a pack and loads it back.
+func packLog(t testing.TB, st *store.Store, log string) *pack.Manifest {
+	t.Helper()
+	b := st.NewBatch()
+	res, err := pack.Build(strings.NewReader(log), b, pack.Options{Root: t.TempDir(), Store: st, SourceDateEpoch: "0"})
+	if err != nil {
+		t.Fatalf("pack: %v", err)
+	}
+	pub, err := pack.Publish(st, b, res.Manifest, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := pack.Load(st, pub.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// replayPack replays m in a fresh temporary workspace.
+func replayPack(t *testing.T, st *store.Store, m *pack.Manifest, opts Options) ([]StepResult, *Report, error) {
+	t.Helper()
+	ws, err := NewTempWorkspace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Remove()
+	defer ws.Close()
+	var steps []StepResult
+	rep, err := Run(context.Background(), st, m, ws, opts, func(r *StepResult) error {
+		steps = append(steps, *r)
+		return nil
+	})
+	return steps, rep, err
+}
+
+func statuses(steps []StepResult) []string {
+	out := make([]string, len(steps))
+	for i, s := range steps {
+		out[i] = string(s.Status)
+		if s.Reason != "" {
+			out[i] += ": " + s.Reason
+		}
+	}
+	return out
+}
+
+func driftJSON(t *testing.T, d []Drift) string {
+	t.Helper()
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestRunStatuses(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{
+	  "model": {"identifier": "m"}, "prompts": [],
+	  "inputs": [{"name": "a.txt", "content": "A\n"}],
+	  "steps": [
+	    {"tool": "read_file", "parameters": {"path": "a.txt"}, "output": "A\n"},
+	    {"tool": "read_file", "parameters": {"path": "a.txt"}, "output": "B\n"},
+	    {"tool": "read_file", "parameters": {"path": "a.txt"}, "output": "B\n", "deterministic": false},
+	    {"tool": "read_file", "parameters": {"path": "a.txt"}, "output": "A\n", "deterministic": false},
+	    {"tool": "search_web", "parameters": {"q": "x"}, "output": "r"},
+	    {"tool": "search_web", "parameters": {"q": "y"}, "output": "r", "deterministic": false},
+	    {"tool": "bash", "parameters": {"command": "true"}, "output": ""},
+	    {"tool": "bash", "parameters": {"command": "date"}, "output": "now", "deterministic": false},
+	    {"type": "model_call", "tool": "read_file", "parameters": {"path": "a.txt"}, "output": "A\n", "deterministic": true},
+	    {"type": "model_call", "tool": "m", "output": "thinking"},
+	    {"tool": "write_file", "parameters": {"path": "b/c.txt", "content": "C"}, "output": "File written: b/c.txt (1 bytes)"},
+	    {"tool": "read_file", "parameters": {"path": "b/c.txt"}, "output": "C"},
+	    {"tool": "read_file", "parameters": {"path": "b/c.txt"}},
+	    {"tool": "search_web", "parameters": {"q": "z"}, "output": "r"}
+	  ]}`)
+	steps, rep, err := replayPack(t, st, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"matched",
+		"diverged",
+		"diverged_expected",
+		"matched",
+		`failed: no executor for tool "search_web": no ctx-tool-search_web on the lookup path, no tools entry in .ctx/config.json, and no built-in of that name`,
+		"recorded",
+		"failed: tool bash runs shell commands, which replay runs only with --allow-exec",
+		"recorded",
+		`failed: no executor for model_call step "read_file": no ctx-tool-read_file on the lookup path and no tools entry in .ctx/config.json (built-ins run tool_call steps only)`,
+		"recorded",
+		"matched",
+		"matched",
+		"diverged",
+		`failed: no executor for tool "search_web": no ctx-tool-search_web on the lookup path, no tools entry in .ctx/config.json, and no built-in of that name`,
+	}
+	if got := statuses(steps); !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i, s := range steps {
+		if s.Index != i || s.Tool != m.Steps[i].Tool || s.Deterministic != m.Steps[i].Deterministic || s.Expected != m.Steps[i].OutputRef {
+			t.Errorf("step %d: %+v does not describe the recorded step", i, s)
+		}
+		switch s.Status {
+		case Failed:
+			if s.Actual != nil || s.ActualSize != nil {
+				t.Errorf("step %d failed but has an actual output", i)
+			}
+		case Recorded:
+			if s.Actual != s.Expected || s.ActualSize == nil || *s.ActualSize != *m.Steps[i].OutputSize {
+				t.Errorf("step %d: a recorded step's actual is its expected: %+v", i, s)
+			}
+		default:
+			if s.Actual == nil || s.ActualSize == nil {
+				t.Errorf("step %d ran but has no actual output", i)
+			}
+		}
+	}
+	if rep.Status != FailedReplay {
+		t.Errorf("status %s; want failed", rep.Status)
+	}
+	wantCounts := Counts{Matched: 4, Diverged: 2, DivergedExpected: 1, Failed: 4, Recorded: 3}
+	if rep.Counts != wantCounts {
+		t.Errorf("counts %+v; want %+v", rep.Counts, wantCounts)
+	}
+	if !reflect.DeepEqual(rep.Diverged, []int{1, 12}) || !reflect.DeepEqual(rep.Failed, []int{4, 6, 8, 13}) {
+		t.Errorf("diverged %v, failed %v", rep.Diverged, rep.Failed)
+	}
+	if got, want := driftJSON(t, rep.Drift), `[{"kind":"missing_tool","tool":"search_web","steps":[4,13]},{"kind":"missing_tool","tool":"read_file","steps":[8]}]`; got != want {
+		t.Errorf("drift %s\nwant  %s", got, want)
+	}
+}
+
+func TestFidelity(t *testing.T) {
+	for _, tt := range []struct {
+		c    Counts
+		want Fidelity
+	}{
+		{Counts{}, Exact},
+		{Counts{Matched: 3, Recorded: 2, DivergedExpected: 5}, Exact},
+		{Counts{Matched: 3, Diverged: 1, DivergedExpected: 1}, Degraded},
+		{Counts{Diverged: 1, Failed: 1}, FailedReplay},
+		{Counts{Failed: 1}, FailedReplay},
+	} {
+		if got := fidelity(tt.c); got != tt.want {
+			t.Errorf("fidelity(%+v) = %s; want %s", tt.c, got, tt.want)
+		}
+	}
+}
+
+// removeObject deletes h from the store, as a partial copy would lack it.
+func removeObject(t *testing.T, st *store.Store, h store.Hash) {
+	t.Helper()
+	if err := os.Remove(st.ObjectPath(h)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// damageObject rewrites h's bytes in place.
+func damageObject(t *testing.T, st *store.Store, h store.Hash, b string) {
+	t.Helper()
+	p := st.ObjectPath(h)
+	os.Chmod(p, 0o644)
+	if err := os.WriteFile(p, []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMissingAndCorruptInputs(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{
+	  "model": {"identifier": "m"}, "prompts": [],
+	  "inputs": [{"name": "src/gone.txt", "content": "gone\n"}, {"name": "bad.txt", "content": "bad\n"}, {"name": "ok.txt", "content": "ok\n"}],
+	  "steps": [
+	    {"tool": "read_file", "parameters": {"path": "src/gone.txt"}, "output": "gone\n"},
+	    {"tool": "read_file", "parameters": {"path": "bad.txt"}, "output": "bad\n"},
+	    {"tool": "ls", "parameters": {"path": "src"}, "output": "gone.txt\n"},
+	    {"tool": "read_file", "parameters": {"path": "ok.txt"}, "output": "ok\n"},
+	    {"tool": "write_file", "parameters": {"path": "src/gone.txt", "content": "gone\n"}, "output": "File written: src/gone.txt (5 bytes)"},
+	    {"tool": "read_file", "parameters": {"path": "src/gone.txt"}, "output": "gone\n"}
+	  ]}`)
+	gone, bad := m.Inputs[0].ContentRef, m.Inputs[1].ContentRef
+	removeObject(t, st, gone)
+	damageObject(t, st, bad, "evil\n")
+	evil := store.Sum([]byte("evil\n"))
+
+	steps, rep, err := replayPack(t, st, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"failed: input src/gone.txt is missing from the store (expected " + gone.String() + ")",
+		"failed: input bad.txt is corrupt in the store (expected " + bad.String() + ", found " + evil.String() + ")",
+		"failed: input src/gone.txt is missing from the store (expected " + gone.String() + ")",
+		"matched",
+		"matched",
+		"matched",
+	}
+	if got := statuses(steps); !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantDrift := fmt.Sprintf(`[{"kind":"missing_input","name":"src/gone.txt","expected":"%s"},{"kind":"corrupt_input","name":"bad.txt","expected":"%s","actual":"%s"}]`, gone, bad, evil)
+	if got := driftJSON(t, rep.Drift); got != wantDrift {
+		t.Errorf("drift %s\nwant  %s", got, wantDrift)
+	}
+}
+
+func TestRecordedOutputMustBeIntact(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{
+	  "model": {"identifier": "m"}, "prompts": [{"content": "hi"}],
+	  "steps": [
+	    {"tool": "search", "parameters": {}, "output": "gone", "deterministic": false},
+	    {"tool": "search", "parameters": {}, "output": "bad", "deterministic": false},
+	    {"tool": "search", "parameters": {}, "output": "gone", "deterministic": false}
+	  ]}`)
+	removeObject(t, st, *m.Steps[0].OutputRef)
+	damageObject(t, st, *m.Steps[1].OutputRef, "BAD")
+	removeObject(t, st, m.Prompts[0].ContentRef)
+	steps, rep, err := replayPack(t, st, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		fmt.Sprintf("failed: the recorded output %s cannot stand in: it is missing from the store", m.Steps[0].OutputRef),
+		fmt.Sprintf("failed: the recorded output %s cannot stand in: it is corrupt in the store", m.Steps[1].OutputRef),
+		fmt.Sprintf("failed: the recorded output %s cannot stand in: it is missing from the store", m.Steps[0].OutputRef),
+	}
+	if got := statuses(steps); !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	bad := store.Sum([]byte("BAD"))
+	wantDrift := fmt.Sprintf(`[{"kind":"missing_object","where":"steps[0].output_ref","expected":"%s"},{"kind":"corrupt_object","where":"steps[1].output_ref","expected":"%s","actual":"%s"},{"kind":"missing_object","where":"prompts[0]","expected":"%s"}]`,
+		m.Steps[0].OutputRef, m.Steps[1].OutputRef, bad, m.Prompts[0].ContentRef)
+	if got := driftJSON(t, rep.Drift); got != wantDrift {
+		t.Errorf("drift %s\nwant  %s", got, wantDrift)
+	}
+	// The prompt is gone, so the replay cannot be saved as a whole pack.
+	if _, _, err := replayPack(t, st, m, Options{Save: true}); err == nil || !strings.Contains(err.Error(), "prompts[0]") {
+		t.Errorf("saving a replay whose prompt is missing: %v", err)
+	}
+}
+
+func TestEnvironmentDrift(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [], "steps": [],
+	  "environment": {"os": "macOS", "arch": "x86_64", "runtime": "python3.12"}}`)
+	_, rep, err := replayPack(t, st, m, Options{Platform: Platform{OS: "darwin", Arch: "arm64", Runtime: "go1.26"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `[{"kind":"environment","field":"arch","recorded":"x86_64","current":"arm64"},{"kind":"environment","field":"runtime","recorded":"python3.12","current":"go1.26"}]`
+	if got := driftJSON(t, rep.Drift); got != want {
+		t.Errorf("drift %s\nwant  %s", got, want)
+	}
+	if rep.Status != Exact {
+		t.Errorf("environment drift changed the status to %s", rep.Status)
+	}
+}
+
+// writeScript writes an executable shell script.
+func writeScript(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestProgramExecutors(t *testing.T) {
+	bin := t.TempDir()
+	// ctx-tool-upper upper-cases the "text" parameter; --version says 2.0.
+	writeScript(t, bin, "ctx-tool-upper", `
+if [ "$1" = --version ]; then echo "upper 2.0"; echo more; exit 0; fi
+sed -e 's/.*"text":"\([^"]*\)".*/\1/' | tr a-z A-Z | tr -d '\n'
+`)
+	// A plugin wins over the built-in of the same name.
+	writeScript(t, bin, "ctx-tool-read_file", `
+[ "$1" = --version ] && { echo 9; exit 0; }
+printf 'plugin for step %s' "$CTX_STEP_INDEX"
+`)
+	writeScript(t, bin, "ctx-tool-broken", `
+[ "$1" = --version ] && exit 1
+echo "partial output"; echo "first problem" >&2; echo "cannot reach the index" >&2; exit 4
+`)
+	writeScript(t, bin, "ctx-tool-slow", `sleep 10`)
+	writeScript(t, bin, "count.sh", `wc -c | tr -d ' \n'`)
+
+	st := newStore(t)
+	m := packLog(t, st, `{
+	  "model": {"identifier": "m"}, "prompts": [],
+	  "steps": [
+	    {"tool": "upper", "parameters": {"text": "abc"}, "output": "ABC"},
+	    {"tool": "upper", "parameters": {"text": "xyz"}, "output": "XYZ"},
+	    {"tool": "read_file", "parameters": {"path": "x"}, "output": "whatever"},
+	    {"tool": "broken", "parameters": {}, "output": "x"},
+	    {"tool": "slow", "parameters": {}, "output": "x"},
+	    {"tool": "count", "parameters": {"a": "bc"}, "output": "11"},
+	    {"tool": "plain", "parameters": {}, "output": "x"}
+	  ],
+	  "environment": {"tool_versions": {"upper": "upper 1.0", "broken": "3", "count": "0.1", "plain": "1", "unused": "5"}}}`)
+	steps, rep, err := replayPack(t, st, m, Options{
+		LookupDirs:  []string{bin},
+		StepTimeout: 500 * time.Millisecond,
+		Tools: map[string]ConfigTool{
+			"count": {Command: []string{"./count.sh"}, Version: "0.2"},
+			"plain": {Command: []string{"no-such-program-anywhere"}},
+		},
+		ConfigDir: bin,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"matched",
+		"matched",
+		"diverged",
+		"failed: ctx-tool-broken exited with status 4: cannot reach the index",
+		"failed: ctx-tool-slow: timed out after 500ms (see --step-timeout)",
+		"matched",
+		`failed: config tool plain: exec: "no-such-program-anywhere": executable file not found in $PATH`,
+	}
+	if got := statuses(steps); !reflect.DeepEqual(got, want) {
+		t.Errorf("statuses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if want := store.Sum([]byte("plugin for step 2")); steps[2].Actual == nil || *steps[2].Actual != want {
+		t.Errorf("step 2 was not run by ctx-tool-read_file: %+v", steps[2])
+	}
+	wantDrift := `[{"kind":"tool_version","tool":"upper","recorded":"upper 1.0","current":"upper 2.0"},{"kind":"tool_version","tool":"broken","recorded":"3","current":null},{"kind":"tool_version","tool":"count","recorded":"0.1","current":"0.2"},{"kind":"tool_version","tool":"plain","recorded":"1","current":null}]`
+	if got := driftJSON(t, rep.Drift); got != wantDrift {
+		t.Errorf("drift %s\nwant  %s", got, wantDrift)
+	}
+}
+
+// A tool name with a path separator is never looked up: a pack cannot
+// point replay at a program beside or below the lookup path.
+func TestToolNameWithSlashIsNotLookedUp(t *testing.T) {
+	bin := t.TempDir()
+	os.Mkdir(filepath.Join(bin, "ctx-tool-sub"), 0o755)
+	writeScript(t, filepath.Join(bin, "ctx-tool-sub"), "x", "echo ran > ran.txt")
+	writeScript(t, bin, "ctx-tool-", "echo ran > ran.txt")
+	st := newStore(t)
+	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
+	  "steps": [{"tool": "sub/x", "output": "x"}, {"tool": "../ctx-tool-", "output": "x"}]}`)
+	steps, _, err := replayPack(t, st, m, Options{LookupDirs: []string{bin, filepath.Join(bin, "ctx-tool-sub")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range steps {
+		if s.Status != Failed || !strings.HasPrefix(s.Reason, "no executor for tool") {
+			t.Errorf("step %d: %s %s", i, s.Status, s.Reason)
+		}
+	}
+}
+
+// A lookup directory given as a relative path still finds the program the
+// user installed, never a file of that name in the workspace.
+func TestRelativeLookupDir(t *testing.T) {
+	top := t.TempDir()
+	t.Chdir(top)
+	os.Mkdir("tools", 0o755)
+	writeScript(t, "tools", "ctx-tool-who", "[ \"$1\" = --version ] && exit 0; printf installed")
+	writeScript(t, top, "count.sh", "printf configured")
+	st := newStore(t)
+	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
+	  "steps": [
+	    {"tool": "bash", "parameters": {"command": "mkdir tools && printf '#!/bin/sh\\nprintf planted' > tools/ctx-tool-who && cp tools/ctx-tool-who count.sh && chmod +x tools/ctx-tool-who count.sh"}, "output": ""},
+	    {"tool": "who", "parameters": {}, "output": "installed"},
+	    {"tool": "count", "parameters": {}, "output": "configured"}
+	  ]}`)
+	steps, _, err := replayPack(t, st, m, Options{AllowExec: true, LookupDirs: []string{"tools"},
+		Tools: map[string]ConfigTool{"count": {Command: []string{"./count.sh"}}}, ConfigDir: "."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(steps); !reflect.DeepEqual(got, []string{"matched", "matched", "matched"}) {
+		t.Errorf("statuses %v", got)
+	}
+}
+
+// The plugin runs in the workspace, with the step's index in its
+// environment.
+func TestPluginRunsInWorkspace(t *testing.T) {
+	bin := t.TempDir()
+	writeScript(t, bin, "ctx-tool-where", `
+[ "$1" = --version ] && { echo 1; exit 0; }
+[ "$PWD" = "$CTX_WORKSPACE" ] && cat input.txt && printf '%s %s' "$CTX_STEP_INDEX" "$CTX_TOOL"
+`)
+	st := newStore(t)
+	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
+	  "inputs": [{"name": "input.txt", "content": "in\n"}],
+	  "steps": [{"tool": "read_file", "parameters": {"path": "input.txt"}, "output": "in\n"},
+	            {"tool": "where", "parameters": {}, "output": "in\n1 where"}]}`)
+	steps, _, err := replayPack(t, st, m, Options{LookupDirs: []string{bin}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(steps); !reflect.DeepEqual(got, []string{"matched", "matched"}) {
+		t.Errorf("statuses %v", got)
+	}
+}
+
+func TestSave(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{
+	  "model": {"identifier": "m"}, "prompts": [{"content": "do it"}], "system_prompt": "sys",
+	  "inputs": [{"name": "a.txt", "content": "A\n"}],
+	  "steps": [
+	    {"tool": "read_file", "parameters": {"path": "a.txt"}, "output": "A\n", "timestamp": "2026-01-01T00:00:00Z"},
+	    {"tool": "edit_file", "parameters": {"path": "a.txt", "old_string": "A", "new_string": "B"}, "output": "ok", "timestamp": "2026-01-01T00:00:01Z"},
+	    {"tool": "search", "parameters": {}, "output": "r", "deterministic": false, "timestamp": "2026-01-01T00:00:02Z"},
+	    {"tool": "search", "parameters": {}, "output": "r", "timestamp": "2026-01-01T00:00:03Z"}
+	  ],
+	  "outputs": [{"name": "a.txt", "content": "B\n", "confidence": "high"}, {"name": "never.txt", "content": "x"}],
+	  "environment": {"os": "plan9", "tool_versions": {"read_file": "1.0", "other": "2"}},
+	  "metadata": {"run": 7}}`)
+	var warnings []string
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	_, rep, err := replayPack(t, st, m, Options{Save: true, Tags: []string{"replayed"}, BuiltinVersion: "ctx test",
+		Now: func() time.Time { return at }, Warn: func(s string) { warnings = append(warnings, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rep.Saved, "ctx://") {
+		t.Fatalf("saved %q", rep.Saved)
+	}
+	h, err := store.ParseHex(strings.TrimPrefix(rep.Saved, "ctx://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := pack.Load(st, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if problems := pack.CheckClosure(st, s); len(problems) > 0 {
+		t.Errorf("the saved pack's closure: %v", problems)
+	}
+	if s.Parent == nil || s.Parent.String() != m.Hash {
+		t.Errorf("parent %v; want %s", s.Parent, m.Hash)
+	}
+	if s.Created != "2026-03-01T12:00:00Z" || string(s.Metadata) != `{"run":7}` || *s.SystemPrompt != *m.SystemPrompt || s.Prompts[0].ContentRef != m.Prompts[0].ContentRef {
+		t.Errorf("created %s, metadata %s, system prompt or prompts changed", s.Created, s.Metadata)
+	}
+	ok := store.Sum([]byte("File edited: a.txt"))
+	for i, want := range []struct {
+		ref *store.Hash
+		ts  string
+	}{{m.Steps[0].OutputRef, "2026-03-01T12:00:00Z"}, {&ok, "2026-03-01T12:00:00Z"}, {m.Steps[2].OutputRef, "2026-01-01T00:00:02Z"}, {nil, "2026-01-01T00:00:03Z"}} {
+		got := s.Steps[i]
+		if !reflect.DeepEqual(got.OutputRef, want.ref) || *got.Timestamp != want.ts {
+			t.Errorf("step %d: output %v at %s; want %v at %s", i, got.OutputRef, *got.Timestamp, want.ref, want.ts)
+		}
+	}
+	if b, err := st.ReadAll(ok); err != nil || string(b) != "File edited: a.txt" {
+		t.Errorf("the replayed output was not stored: %q, %v", b, err)
+	}
+	if len(s.Outputs) != 1 || s.Outputs[0].Name != "a.txt" || s.Outputs[0].ContentRef != store.Sum([]byte("B\n")) || s.Outputs[0].Confidence != "high" {
+		t.Errorf("outputs %+v", s.Outputs)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "outputs[1] never.txt: left out of the saved pack") {
+		t.Errorf("warnings %q", warnings)
+	}
+	cur := CurrentPlatform().OS
+	if got, want := string(s.Environment), `{"os":"`+cur+`","tool_versions":{"other":"2","read_file":"ctx test"}}`; got != want {
+		t.Errorf("environment %s; want %s", got, want)
+	}
+	if tag, err := st.ReadRef("replayed"); err != nil || tag != h {
+		t.Errorf("tag: %v, %v", tag, err)
+	}
+}
+
+func TestEmitErrorStops(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [], "steps": [{"tool": "x", "output": "1"}, {"tool": "x", "output": "2"}]}`)
+	ws, err := NewTempWorkspace()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Remove()
+	defer ws.Close()
+	calls := 0
+	stop := errors.New("reader went away")
+	_, err = Run(context.Background(), st, m, ws, Options{}, func(*StepResult) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("Run = %v after %d steps; want the emit error after 1", err, calls)
+	}
+}
