@@ -31,7 +31,7 @@ demo: build
 	./examples/demo.sh $(BIN)
 
 bench: build
-	./bench/run.sh $(BIN)
+	$(GO) run ./bench -bin $(BIN) -out docs/PERFORMANCE.md
 
 # Run every fuzz target for FUZZTIME each (default 30s).
 FUZZTIME ?= 30s
