@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-log/logcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
 )
@@ -25,6 +26,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ctx-init": func() { os.Exit(initcmd.Main()) },
+		"ctx-log":  func() { os.Exit(logcmd.Main()) },
 		"ctx-pack": func() { os.Exit(packcmd.Main()) },
 		"ctx-show": func() { os.Exit(showcmd.Main()) },
 		"jq":       func() { os.Exit(runJQ(os.Args[1:])) },
