@@ -14,6 +14,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/contextsubstrate/ctx/cmd/ctx-fork/forkcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-log/logcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
@@ -25,6 +26,7 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
+		"ctx-fork": func() { os.Exit(forkcmd.Main()) },
 		"ctx-init": func() { os.Exit(initcmd.Main()) },
 		"ctx-log":  func() { os.Exit(logcmd.Main()) },
 		"ctx-pack": func() { os.Exit(packcmd.Main()) },
