@@ -14,6 +14,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/contextsubstrate/ctx/cmd/ctx-cat/catcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-fork/forkcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-log/logcmd"
@@ -26,6 +27,7 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
+		"ctx-cat":  func() { os.Exit(catcmd.Main()) },
 		"ctx-fork": func() { os.Exit(forkcmd.Main()) },
 		"ctx-init": func() { os.Exit(initcmd.Main()) },
 		"ctx-log":  func() { os.Exit(logcmd.Main()) },
