@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/contextsubstrate/ctx/cmd/ctx-cat/catcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-checkout/checkoutcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-fork/forkcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-log/logcmd"
@@ -27,13 +28,14 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ctx-cat":  func() { os.Exit(catcmd.Main()) },
-		"ctx-fork": func() { os.Exit(forkcmd.Main()) },
-		"ctx-init": func() { os.Exit(initcmd.Main()) },
-		"ctx-log":  func() { os.Exit(logcmd.Main()) },
-		"ctx-pack": func() { os.Exit(packcmd.Main()) },
-		"ctx-show": func() { os.Exit(showcmd.Main()) },
-		"jq":       func() { os.Exit(runJQ(os.Args[1:])) },
+		"ctx-cat":      func() { os.Exit(catcmd.Main()) },
+		"ctx-checkout": func() { os.Exit(checkoutcmd.Main()) },
+		"ctx-fork":     func() { os.Exit(forkcmd.Main()) },
+		"ctx-init":     func() { os.Exit(initcmd.Main()) },
+		"ctx-log":      func() { os.Exit(logcmd.Main()) },
+		"ctx-pack":     func() { os.Exit(packcmd.Main()) },
+		"ctx-show":     func() { os.Exit(showcmd.Main()) },
+		"jq":           func() { os.Exit(runJQ(os.Args[1:])) },
 	})
 }
 
