@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
@@ -35,8 +36,9 @@ type Param struct {
 }
 
 // ParseParam reads KEY=VALUE. VALUE is taken as JSON when it parses as JSON
-// (0.7, true, null, [1,2], {"a":1}, "quoted"), and as a string otherwise
-// (gpt-4o, hello world). KEY is a top-level key of model.parameters.
+// (0.7, true, null, [1,2], {"a":1}, "quoted"), in its canonical form, and as
+// a string otherwise (gpt-4o, hello world). KEY is a top-level key of
+// model.parameters.
 func ParseParam(s string) (Param, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok {
@@ -49,10 +51,13 @@ func ParseParam(s string) (Param, error) {
 		return Param{}, fmt.Errorf("%q is not valid UTF-8", s)
 	}
 	if strings.TrimSpace(v) != "" && json.Valid([]byte(v)) {
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, []byte(v)); err == nil {
-			return Param{Key: k, Value: buf.Bytes()}, nil
+		// Refuse now what ctx pack would refuse later (a number no double
+		// holds, a duplicate key), rather than make it a string.
+		canon, err := jcs.Canonicalize([]byte(v))
+		if err != nil {
+			return Param{}, fmt.Errorf("%q: the value is JSON that a pack cannot hold: %v", s, err)
 		}
+		return Param{Key: k, Value: canon}, nil
 	}
 	q, err := marshal(v)
 	if err != nil {

@@ -17,9 +17,11 @@ func TestParseParam(t *testing.T) {
 		in, key, value string // value "" for an error
 	}{
 		{"temperature=0.7", "temperature", `0.7`},
-		{"temperature=0.70", "temperature", `0.70`}, // numbers as written; packing canonicalizes
+		{"temperature=0.70", "temperature", `0.7`}, // canonical, as the pack will hold it
+		{"big=1e400", "", ""},                      // no double holds it
+		{"dup={\"a\": 1, \"a\": 2}", "", ""},
 		{"stop=[\"a\", \"b\"]", "stop", `["a","b"]`},
-		{"opts={\"a\": 1}", "opts", `{"a":1}`},
+		{"opts={\"b\": 1, \"a\": [2]}", "opts", `{"a":[2],"b":1}`},
 		{"flag=true", "flag", `true`},
 		{"seed=null", "seed", `null`},
 		{`label="42"`, "label", `"42"`},

@@ -123,6 +123,8 @@ func TestDecodeCacheRejects(t *testing.T) {
 		{"bad steps", strings.Replace(string(good), "\t12\t", "\t-1\t", 1), "9.9"},
 		{"bad quoting", strings.Replace(string(good), `"claude-opus-4-6"`, `"claude`, 1), "9.9"},
 		{"bad time", strings.Replace(string(good), "\t1767225600000000000\t", "\t17x\t", 1), "9.9"},
+		{"out of log order", lines[0] + lines[1] + lines[3] + lines[2] + lines[4], "9.9"},
+		{"a pack twice", lines[0] + lines[1] + lines[2] + lines[2] + lines[4], "9.9"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

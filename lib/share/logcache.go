@@ -115,6 +115,10 @@ func decodeCache(b []byte, stamp string) ([]Entry, error) {
 		if err := decodeCacheLine(line, &entries[i], models); err != nil {
 			return nil, fmt.Errorf("entry %d: %w", i, err)
 		}
+		// Strictly in log order: which also means no pack twice.
+		if i > 0 && newer(&entries[i-1], &entries[i]) >= 0 {
+			return nil, fmt.Errorf("entry %d: out of order", i)
+		}
 	}
 	if string(rest) != "end\n" {
 		return nil, errors.New("no end line")
