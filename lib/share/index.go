@@ -2,6 +2,8 @@ package share
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -101,10 +103,9 @@ func readIndex(st *store.Store, now time.Time, compareNames bool) (*Index, error
 		return nil, err
 	}
 	ix := &Index{Entries: make([]Entry, 0, len(hashes))}
-	var buf []byte
-	for _, h := range hashes {
-		var e Entry
-		e, buf, err = readEntry(st, h, buf[:0])
+	read := readEntries(st, hashes)
+	for i, h := range hashes {
+		e, err := read[i].entry, read[i].err
 		if err != nil {
 			rebuilt, rerr := pack.Reindex(st, h)
 			if rerr != nil {
@@ -141,6 +142,32 @@ func sameNames(st *store.Store, entries []Entry) (bool, error) {
 		delete(set, e.Hash) // a hash listed twice in the cache cannot pass
 	}
 	return true, nil
+}
+
+type readResult struct {
+	entry Entry
+	err   error
+}
+
+// readEntries reads the entries of hashes with a few goroutines: the time
+// goes into system calls (open, stat, read, close per entry), which
+// overlap.
+func readEntries(st *store.Store, hashes []store.Hash) []readResult {
+	out := make([]readResult, len(hashes))
+	workers := min(runtime.GOMAXPROCS(0), 4, len(hashes)/512+1)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for i := w; i < len(hashes); i += workers {
+				out[i].entry, buf, out[i].err = readEntry(st, hashes[i], buf[:0])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // readEntry reads and checks the index entry of h, using buf for the bytes
