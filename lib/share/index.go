@@ -29,8 +29,9 @@ func newEntry(e pack.IndexEntry) Entry {
 // Rebuilt is an index entry that was damaged or missing and has been
 // rebuilt from its pack's manifest.
 type Rebuilt struct {
-	Hash   store.Hash
-	Reason string // what was wrong with the entry, or "missing"
+	Hash    store.Hash
+	Reason  string // what was wrong with the entry, or "missing"
+	Unsaved error  // why the rebuilt entry could not be written (a read-only store), or nil
 }
 
 // IndexProblem is an index entry that could not be read and whose pack's
@@ -107,12 +108,12 @@ func readIndex(st *store.Store, now time.Time, compareNames bool) (*Index, error
 	for i, h := range hashes {
 		e, err := read[i].entry, read[i].err
 		if err != nil {
-			rebuilt, rerr := pack.Reindex(st, h)
+			rebuilt, unsaved, rerr := reindex(st, h)
 			if rerr != nil {
 				ix.Problems = append(ix.Problems, IndexProblem{Hash: h, Entry: err, Err: rerr})
 				continue
 			}
-			ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: err.Error()})
+			ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: err.Error(), Unsaved: unsaved})
 			e = newEntry(rebuilt)
 		}
 		ix.Entries = append(ix.Entries, e)
@@ -219,11 +220,23 @@ func (ix *Index) Adopt(st *store.Store, hashes []store.Hash) {
 			continue
 		}
 		have[h] = true
-		ie, err := pack.Reindex(st, h)
+		ie, unsaved, err := reindex(st, h)
 		if err != nil {
 			continue
 		}
 		ix.Entries = append(ix.Entries, newEntry(ie))
-		ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: "missing"})
+		ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: "missing", Unsaved: unsaved})
 	}
+}
+
+// reindex rebuilds the entry of h from its manifest. When the manifest
+// reads but the entry cannot be written (a store one may read but not
+// write), the entry is still good for listing: that error is returned
+// apart, as unsaved.
+func reindex(st *store.Store, h store.Hash) (e pack.IndexEntry, unsaved, err error) {
+	e, err = pack.Reindex(st, h)
+	if err != nil && e.Hash == h {
+		return e, err, nil
+	}
+	return e, nil, err
 }

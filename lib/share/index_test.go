@@ -413,3 +413,25 @@ func BenchmarkReadIndex(b *testing.B) {
 		}
 	})
 }
+
+// An entry that cannot be rewritten (here a directory stands in its place)
+// is still listed from its manifest, and the failure to save it is kept.
+func TestReadIndexListsEntriesItCannotSave(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
+	h := hashOf(t, m)
+	p := filepath.Join(st.Root(), "packs", h.Hex())
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Entries) != 1 || ix.Entries[0].Model != "a" || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Unsaved == nil || len(ix.Problems) != 0 {
+		t.Fatalf("entries=%+v rebuilt=%+v problems=%+v", ix.Entries, ix.Rebuilt, ix.Problems)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -109,10 +110,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ix.Adopt(st, named)
 	for _, r := range ix.Rebuilt {
+		unsaved := ""
+		if r.Unsaved != nil {
+			unsaved = fmt.Sprintf(" (but could not save it: %v)", r.Unsaved)
+		}
 		if r.Reason == "missing" {
-			msg.Warnf("pack %s (%s) had no index entry; rebuilt it from its manifest", r.Hash, strings.Join(refs[r.Hash], ", "))
+			msg.Warnf("pack %s (%s) had no index entry; rebuilt it from its manifest%s", r.Hash, strings.Join(refs[r.Hash], ", "), unsaved)
 		} else {
-			msg.Warnf("%s; rebuilt it from its manifest", r.Reason)
+			msg.Warnf("%s; rebuilt it from its manifest%s", r.Reason, unsaved)
 		}
 	}
 	for _, p := range ix.Problems {
