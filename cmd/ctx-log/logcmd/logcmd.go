@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,6 +109,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for h := range refs {
 		named = append(named, h)
 	}
+	slices.SortFunc(named, func(a, b store.Hash) int { return bytes.Compare(a[:], b[:]) })
 	ix.Adopt(st, named)
 	for _, r := range ix.Rebuilt {
 		unsaved := ""
