@@ -57,6 +57,7 @@ type PartError struct {
 	Msg  string
 }
 
+// Error returns the message, which names the pack and the part.
 func (e *PartError) Error() string { return e.Msg }
 
 // Is makes errors.Is(err, ErrNoPart) true.

@@ -44,6 +44,7 @@ type ConflictError struct {
 	Conflicts []Conflict
 }
 
+// Error lists the conflicts, one per line, each with its file.
 func (e *ConflictError) Error() string {
 	lines := make([]string, len(e.Conflicts))
 	for i, c := range e.Conflicts {
@@ -211,6 +212,7 @@ type UnsafeError struct {
 	Problems []string
 }
 
+// Error lists the problems, one per line.
 func (e *UnsafeError) Error() string { return strings.Join(e.Problems, "\n") }
 
 // inspect looks at what is on disk where each file goes: which files need

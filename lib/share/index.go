@@ -42,6 +42,7 @@ type IndexProblem struct {
 	Err   error // why the manifest could not rebuild it
 }
 
+// Error says what is wrong with the entry and why it could not be rebuilt.
 func (p IndexProblem) Error() string {
 	return fmt.Sprintf("index entry packs/%s: %v; cannot rebuild it: %v", p.Hash.Hex(), p.Entry, p.Err)
 }

@@ -51,6 +51,7 @@ type config struct {
 	store string
 }
 
+// RegisterFlags defines the flags of ctx cat on fs.
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 }

@@ -48,6 +48,7 @@ type config struct {
 	json    bool
 }
 
+// RegisterFlags defines the flags of ctx checkout on fs.
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.BoolVar(&c.outputs, "outputs", false, "write the outputs, with provenance sidecars, instead of the inputs")

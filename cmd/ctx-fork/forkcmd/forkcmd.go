@@ -54,6 +54,7 @@ type config struct {
 	truncate     int
 }
 
+// RegisterFlags defines the flags of ctx fork on fs.
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.StringVar(&c.out, "o", "", "write the draft to `FILE` (- for standard output) instead of .ctx/drafts/")

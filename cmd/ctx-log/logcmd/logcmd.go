@@ -57,6 +57,7 @@ type config struct {
 	since  string
 }
 
+// RegisterFlags defines the flags of ctx log on fs.
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.BoolVar(&c.json, "json", false, "print NDJSON, one {hash, created, model, steps, parent, refs} per pack")
