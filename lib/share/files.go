@@ -20,26 +20,47 @@ func SaveDraft(st *store.Store, parent store.Hash, write func(io.Writer) error) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	// Claim a unique name first (O_EXCL), then put the finished draft
-	// under it by rename: two forks at once never share a name, and nobody
-	// ever sees half a draft under the final name.
-	var final string
-	for attempt := 0; ; attempt++ {
-		final = filepath.Join(dir, parent.Short()+"-"+randomHex(4)+".json")
-		f, err := os.OpenFile(final, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if err == nil {
-			f.Close()
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || attempt == 10 {
-			return "", err
-		}
-	}
-	if err := WriteFileAtomic(final, write); err != nil {
-		os.Remove(final)
+	tmp, f, err := createTemp(dir)
+	if err != nil {
 		return "", err
 	}
-	return final, nil
+	defer os.Remove(tmp)
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	// A hard link never replaces an existing file: two forks at once never
+	// share a name, and the draft appears under its name complete.
+	for attempt := 0; ; attempt++ {
+		final := filepath.Join(dir, parent.Short()+"-"+randomHex(4)+".json")
+		err := os.Link(tmp, final)
+		switch {
+		case err == nil:
+			return final, nil
+		case errors.Is(err, fs.ErrExist) && attempt < 10:
+			continue
+		case errors.Is(err, fs.ErrExist):
+			return "", err
+		}
+		// No hard links on this file system: claim the name, then rename
+		// the draft over it.
+		g, cerr := os.OpenFile(final, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if cerr != nil {
+			if errors.Is(cerr, fs.ErrExist) && attempt < 10 {
+				continue
+			}
+			return "", cerr
+		}
+		g.Close()
+		if err := os.Rename(tmp, final); err != nil {
+			os.Remove(final)
+			return "", err
+		}
+		return final, nil
+	}
 }
 
 // WriteFileAtomic replaces path with what write produces: a temporary file
@@ -64,12 +85,13 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	return err
 }
 
-// createTemp creates a new file in dir with a name that starts with a dot
-// (hidden from globs) and the default permissions less the umask, which
-// os.CreateTemp would not give (it makes 0600 files).
+// createTemp creates a new file in dir with the default permissions less the
+// umask, which os.CreateTemp would not give (it makes 0600 files). Its name
+// starts with ".tmp-", which ctx fsck knows for a temporary file, and says
+// who left it there.
 func createTemp(dir string) (string, *os.File, error) {
 	for attempt := 0; ; attempt++ {
-		p := filepath.Join(dir, ".ctx-tmp-"+randomHex(8))
+		p := filepath.Join(dir, ".tmp-ctx-"+randomHex(8))
 		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err == nil {
 			return p, f, nil
