@@ -14,11 +14,15 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/contextsubstrate/ctx/cmd/ctx-cat/catcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-checkout/checkoutcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-diff/diffcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-export/exportcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-fork/forkcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-fsck/fsckcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-import/importcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-log/logcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
@@ -31,17 +35,21 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ctx":        func() { os.Exit(ctxcmd.Main()) },
-		"ctx-diff":   func() { os.Exit(diffcmd.Main()) },
-		"ctx-export": func() { os.Exit(exportcmd.Main()) },
-		"ctx-fsck":   func() { os.Exit(fsckcmd.Main()) },
-		"ctx-import": func() { os.Exit(importcmd.Main()) },
-		"ctx-init":   func() { os.Exit(initcmd.Main()) },
-		"ctx-pack":   func() { os.Exit(packcmd.Main()) },
-		"ctx-replay": func() { os.Exit(replaycmd.Main()) },
-		"ctx-show":   func() { os.Exit(showcmd.Main()) },
-		"ctx-verify": func() { os.Exit(verifycmd.Main()) },
-		"jq":         func() { os.Exit(runJQ(os.Args[1:])) },
+		"ctx":          func() { os.Exit(ctxcmd.Main()) },
+		"ctx-cat":      func() { os.Exit(catcmd.Main()) },
+		"ctx-checkout": func() { os.Exit(checkoutcmd.Main()) },
+		"ctx-diff":     func() { os.Exit(diffcmd.Main()) },
+		"ctx-export":   func() { os.Exit(exportcmd.Main()) },
+		"ctx-fork":     func() { os.Exit(forkcmd.Main()) },
+		"ctx-fsck":     func() { os.Exit(fsckcmd.Main()) },
+		"ctx-import":   func() { os.Exit(importcmd.Main()) },
+		"ctx-init":     func() { os.Exit(initcmd.Main()) },
+		"ctx-log":      func() { os.Exit(logcmd.Main()) },
+		"ctx-pack":     func() { os.Exit(packcmd.Main()) },
+		"ctx-replay":   func() { os.Exit(replaycmd.Main()) },
+		"ctx-show":     func() { os.Exit(showcmd.Main()) },
+		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
+		"jq":           func() { os.Exit(runJQ(os.Args[1:])) },
 	})
 }
 

@@ -1,0 +1,162 @@
+// Package catcmd is ctx cat: the raw bytes of objects and of a pack's parts.
+package catcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/share"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+const name = "ctx-cat"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx cat [flags] NAME...",
+		Summary:  "Print the raw bytes of objects, or of parts of a pack.",
+		Help: fmt.Sprintf(`NAME is an object (ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex
+digits, latest, or a tag; a pack's name gives its manifest), or a part of
+a pack as PACK:PART, where PART is one of:
+
+  inputs/NAME     an input file, by its name in the pack
+  outputs/NAME    an output file
+  steps/N         the output of step N
+  prompts/N       prompt N
+  system_prompt   the system prompt
+
+Several NAMEs are printed one after the other, like cat(1); every NAME is
+resolved before anything is printed. Every object is checked against its
+hash: one up to %d MiB before a byte of it is printed, a larger one as it
+streams, in which case a damaged object ends the output with an error
+(exit 2) after the bytes that came before the damage was found.`, verifyFirst>>20),
+		Examples: `ctx cat latest:outputs/report.md
+ctx cat 3f2b71b8:steps/4 | less
+ctx cat latest:inputs/logo.png > logo.png
+ctx cat latest | jq .steps`,
+	}
+}
+
+// verifyFirst is the size up to which an object is read and verified whole
+// before it is printed; larger ones are verified as they stream.
+const verifyFirst = 4 << 20
+
+type config struct {
+	store string
+}
+
+// RegisterFlags defines the flags of ctx cat on fs.
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+}
+
+// Main runs ctx cat with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx cat.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	if len(args) == 0 {
+		return cli.Usagef("ctx cat takes an object name or PACK:PART")
+	}
+	st, err := cli.OpenStore(cfg.store)
+	if err != nil {
+		return err
+	}
+	objects := make([]store.Hash, 0, len(args))
+	for _, arg := range args {
+		a, err := share.ParseAddress(arg)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		h, err := resolve(st, a)
+		if err != nil {
+			return err
+		}
+		objects = append(objects, h)
+	}
+	for _, h := range objects {
+		if err := write(st, h, stdout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve finds the object an address names.
+func resolve(st *store.Store, a share.Address) (store.Hash, error) {
+	if a.Part == "" {
+		h, err := st.ResolveObject(a.Name)
+		if err != nil {
+			return h, cli.NameError(err)
+		}
+		return h, nil
+	}
+	h, err := st.ResolvePack(a.Name)
+	if err != nil {
+		return h, cli.NameError(err)
+	}
+	m, err := pack.Load(st, h)
+	if err != nil {
+		if errors.Is(err, pack.ErrNotPack) {
+			return h, cli.Errorf(cli.ExitTrouble, "%v", err).WithHint("PACK:PART needs a pack; 'ctx cat %s' prints the object itself", a.Name)
+		}
+		return h, cli.NameError(err)
+	}
+	obj, err := share.PartObject(m, a.Part)
+	if err != nil {
+		return obj, cli.Errorf(cli.ExitTrouble, "%v", err).WithHint("'ctx show %s' lists the pack's parts", h.Hex()[:12])
+	}
+	return obj, nil
+}
+
+// write prints object h, verified.
+func write(st *store.Store, h store.Hash, w io.Writer) error {
+	size, err := st.Stat(h)
+	if err != nil {
+		return objectError(err, false)
+	}
+	if size <= verifyFirst {
+		b, err := st.ReadAll(h)
+		if err != nil {
+			return objectError(err, false)
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	o, err := st.Open(h)
+	if err != nil {
+		return objectError(err, false)
+	}
+	defer o.Close()
+	if _, err := o.WriteTo(w); err != nil {
+		return objectError(err, true)
+	}
+	return nil
+}
+
+func objectError(err error, written bool) error {
+	switch {
+	case errors.Is(err, store.ErrCorrupt) && written:
+		return cli.Errorf(cli.ExitTrouble, "%v", err).
+			WithHint("the bytes printed before this error do not match the object's hash; do not use them").
+			WithHint("run 'ctx fsck' to check the whole store")
+	case errors.Is(err, store.ErrCorrupt):
+		return cli.Errorf(cli.ExitTrouble, "%v", err).WithHint("nothing of it was printed; run 'ctx fsck' to check the whole store")
+	case errors.Is(err, store.ErrNotFound):
+		return cli.Errorf(cli.ExitTrouble, "%v", err).WithHint("the store is missing an object the pack refers to; run 'ctx fsck'")
+	}
+	return cli.Wrap(cli.ExitTrouble, err)
+}

@@ -1,0 +1,165 @@
+// Package forkcmd is ctx fork: a pack in, an editable draft log out.
+package forkcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/share"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+const name = "ctx-fork"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx fork [flags] PACK",
+		Summary:  "Make an editable draft (an execution log) from a pack.",
+		Help: fmt.Sprintf(`The draft holds the pack's content and "parent": "sha256:<the pack>". It is
+written to .ctx/drafts/ under a new name, and its path is printed; -o FILE
+writes it to FILE instead, and -o - to standard output. Edit it, then make
+it a pack with 'ctx pack DRAFT', which keeps the parent. Packed with no edit,
+a draft gives a pack that differs from its parent only by "parent".
+
+Text content up to %d KiB is written inline; larger content and content
+that is not UTF-8 is written as a reference to its object (content_ref,
+output_ref), so the draft packs only in a store that holds those objects.
+
+--param KEY=VALUE sets model.parameters.KEY: VALUE is read as JSON when it
+is valid JSON (0.7, true, null, [1,2], "text") and as a string otherwise.
+--truncate N keeps the first N steps. --system-prompt-file - reads the new
+system prompt from standard input.`, share.InlineMax>>10),
+		Examples: `ctx fork latest
+ctx fork 3f2b71b8 --model claude-opus-4-6 --param temperature=0.2
+ctx fork baseline --truncate 3 -o retry.json && ctx pack retry.json
+ctx fork latest -o - | jq '.prompts[0].content = "Try again"' | ctx pack -`,
+	}
+}
+
+type config struct {
+	store        string
+	out          string
+	model        string
+	params       cli.Strings
+	systemPrompt string
+	truncate     int
+}
+
+// RegisterFlags defines the flags of ctx fork on fs.
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.StringVar(&c.out, "o", "", "write the draft to `FILE` (- for standard output) instead of .ctx/drafts/")
+	fs.StringVar(&c.model, "model", "", "set model.identifier to `ID`")
+	fs.Var(&c.params, "param", "set model.parameters `KEY=VALUE` (repeatable)")
+	fs.StringVar(&c.systemPrompt, "system-prompt-file", "", "replace the system prompt with the content of `FILE` (- for standard input)")
+	fs.IntVar(&c.truncate, "truncate", -1, "keep only the first `N` steps")
+}
+
+// Main runs ctx fork with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx fork.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg := config{truncate: -1}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return cli.Usagef("ctx fork takes one pack name")
+	}
+	edits := share.Edits{Model: cfg.model, Truncate: cfg.truncate}
+	if cfg.truncate < -1 {
+		return cli.Usagef("--truncate: %d is not a number of steps", cfg.truncate)
+	}
+	if strings.TrimSpace(cfg.model) == "" && cfg.model != "" {
+		return cli.Usagef("--model: the identifier is blank")
+	}
+	for _, p := range cfg.params {
+		param, err := share.ParseParam(p)
+		if err != nil {
+			return cli.Usagef("--param: %v", err)
+		}
+		edits.Params = append(edits.Params, param)
+	}
+	if cfg.systemPrompt != "" {
+		if edits.SystemPrompt, err = readFile(cfg.systemPrompt, stdin); err != nil {
+			return cli.Errorf(cli.ExitTrouble, "--system-prompt-file: %v", err)
+		}
+	}
+
+	st, err := cli.OpenStore(cfg.store)
+	if err != nil {
+		return err
+	}
+	h, err := st.ResolvePack(args[0])
+	if err != nil {
+		return cli.NameError(err)
+	}
+	m, err := pack.Load(st, h)
+	if err != nil {
+		return cli.NameError(err)
+	}
+	write := func(w io.Writer) error { return share.WriteDraft(w, st, m, edits, true) }
+
+	switch cfg.out {
+	case "-":
+		err = share.WriteDraft(stdout, st, m, edits, cli.IsTerminal(stdout))
+	case "":
+		var path string
+		if path, err = share.SaveDraft(st, h, write); err == nil {
+			_, err = fmt.Fprintln(stdout, display(path))
+		}
+	default:
+		err = share.WriteFileAtomic(cfg.out, write)
+	}
+	if err != nil {
+		if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrCorrupt) {
+			return cli.Errorf(cli.ExitTrouble, "cannot fork %s: %v", h, err).WithHint("run 'ctx fsck' to check the store")
+		}
+		return cli.Errorf(cli.ExitTrouble, "cannot write the draft: %v", err)
+	}
+	return nil
+}
+
+// readFile reads a file named on the command line, or standard input for -.
+func readFile(path string, stdin io.Reader) ([]byte, error) {
+	if path == "-" {
+		return io.ReadAll(stdin)
+	}
+	b, err := os.ReadFile(path)
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return nil, fmt.Errorf("cannot read %s: %v", path, pe.Err)
+	}
+	return b, err
+}
+
+// display shortens a path under the current directory to a relative one,
+// the form a user types back: .ctx/drafts/3f2b71b856e4-1a2b3c4d.json.
+func display(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return path
+	}
+	rel, err := filepath.Rel(wd, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return abs
+	}
+	return rel
+}

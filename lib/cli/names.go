@@ -1,0 +1,26 @@
+package cli
+
+import (
+	"errors"
+
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// NameError turns an error from resolving a pack or object name into exit 2
+// with hints: the candidates of an ambiguous prefix, or where to look for
+// the packs of the store when a name is not found.
+func NameError(err error) error {
+	var amb *store.AmbiguousError
+	var bad *store.BadNameError
+	e := &Error{Code: ExitTrouble, Err: err}
+	switch {
+	case errors.As(err, &amb):
+		for _, c := range amb.Candidates {
+			e.WithHint("candidate %s", c)
+		}
+	case errors.As(err, &bad):
+	case errors.Is(err, store.ErrNotFound):
+		e.WithHint("'ctx log' lists the packs in this store")
+	}
+	return e
+}

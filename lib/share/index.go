@@ -1,0 +1,243 @@
+package share
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Entry is one pack as ctx log lists it: its index entry, with the times
+// parsed for ordering and filtering (the zero time when the entry's text is
+// not an RFC 3339 time, which sorts it last).
+type Entry struct {
+	pack.IndexEntry
+	CreatedAt time.Time
+	StoredAt  time.Time
+}
+
+func newEntry(e pack.IndexEntry) Entry {
+	out := Entry{IndexEntry: e}
+	out.CreatedAt, _ = time.Parse(time.RFC3339Nano, e.Created)
+	out.StoredAt, _ = time.Parse(time.RFC3339Nano, e.Stored)
+	return out
+}
+
+// Rebuilt is an index entry that was damaged or missing and has been
+// rebuilt from its pack's manifest.
+type Rebuilt struct {
+	Hash    store.Hash
+	Reason  string // what was wrong with the entry, or "missing"
+	Unsaved error  // why the rebuilt entry could not be written (a read-only store), or nil
+}
+
+// IndexProblem is an index entry that could not be read and whose pack's
+// manifest could not be read either, so it could not be rebuilt.
+type IndexProblem struct {
+	Hash  store.Hash
+	Entry error // what was wrong with the entry
+	Err   error // why the manifest could not rebuild it
+}
+
+// Error says what is wrong with the entry and why it could not be rebuilt.
+func (p IndexProblem) Error() string {
+	return fmt.Sprintf("index entry packs/%s: %v; cannot rebuild it: %v", p.Hash.Hex(), p.Entry, p.Err)
+}
+
+// Index is the packs/ index of a store, read in full.
+type Index struct {
+	Entries  []Entry
+	Rebuilt  []Rebuilt
+	Problems []IndexProblem
+	Cached   bool // true when the entries came from the cache
+}
+
+// racyWindow is how long after the last change to packs/ the cache is not
+// written: a file system may give two changes within one clock tick the same
+// times, so a cache stamped that recently could miss a change made in the
+// same tick.
+const racyWindow = time.Second
+
+// ReadIndex reads every index entry of st. It uses the cache of the whole
+// index when packs/ has not changed since the cache was made (its stamp is
+// the same, and where the stamp alone cannot tell, the cache names exactly
+// the entries packs/ holds); otherwise it reads each entry and writes a new
+// cache. A damaged entry is rebuilt from its manifest (and rewritten); one
+// whose manifest cannot be read either is reported in Problems. now decides
+// whether packs/ changed too recently to cache.
+func ReadIndex(st *store.Store, now time.Time) (*Index, error) {
+	return readIndex(st, now, false)
+}
+
+// readIndex is ReadIndex; compareNames makes it check the cache's names
+// against packs/ even where the stamp is complete, so tests cover the path
+// other platforms take.
+func readIndex(st *store.Store, now time.Time, compareNames bool) (*Index, error) {
+	// The stamp is taken before anything is read: a change made after it
+	// gives packs/ a new stamp, so the cache written below will not be
+	// trusted next time.
+	stamp, err := st.IndexStamp()
+	if err != nil {
+		return nil, err
+	}
+	if stamp.Key != "" {
+		if b, err := st.ReadCache(cacheName); err == nil {
+			if entries, err := decodeCache(b, stamp.Key); err == nil {
+				if stamp.Complete && !compareNames {
+					return &Index{Entries: entries, Cached: true}, nil
+				}
+				same, err := sameNames(st, entries)
+				if err != nil {
+					return nil, err
+				}
+				if same {
+					return &Index{Entries: entries, Cached: true}, nil
+				}
+			}
+		}
+	}
+
+	hashes, err := st.IndexedPacks()
+	if err != nil {
+		return nil, err
+	}
+	ix := &Index{Entries: make([]Entry, 0, len(hashes))}
+	read := readEntries(st, hashes)
+	for i, h := range hashes {
+		e, err := read[i].entry, read[i].err
+		if err != nil {
+			rebuilt, unsaved, rerr := reindex(st, h)
+			if rerr != nil {
+				ix.Problems = append(ix.Problems, IndexProblem{Hash: h, Entry: err, Err: rerr})
+				continue
+			}
+			ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: err.Error(), Unsaved: unsaved})
+			e = newEntry(rebuilt)
+		}
+		ix.Entries = append(ix.Entries, e)
+	}
+	if len(ix.Rebuilt) == 0 && len(ix.Problems) == 0 && stamp.Key != "" && now.Sub(stamp.Changed) >= racyWindow {
+		// The cache is derived data: when it cannot be written (a read-only
+		// store), ctx log is only slower.
+		_ = st.WriteCache(cacheName, encodeCache(stamp.Key, ix.Entries))
+	}
+	return ix, nil
+}
+
+// sameNames reports whether entries are exactly the entries of packs/.
+func sameNames(st *store.Store, entries []Entry) (bool, error) {
+	hashes, err := st.IndexedPacks()
+	if err != nil || len(hashes) != len(entries) {
+		return false, err
+	}
+	set := make(map[store.Hash]bool, len(hashes))
+	for _, h := range hashes {
+		set[h] = true
+	}
+	for _, e := range entries {
+		if !set[e.Hash] {
+			return false, nil
+		}
+		delete(set, e.Hash) // a hash listed twice in the cache cannot pass
+	}
+	return true, nil
+}
+
+type readResult struct {
+	entry Entry
+	err   error
+}
+
+// readEntries reads the entries of hashes with a few goroutines: the time
+// goes into system calls (open, stat, read, close per entry), which
+// overlap.
+func readEntries(st *store.Store, hashes []store.Hash) []readResult {
+	out := make([]readResult, len(hashes))
+	workers := min(runtime.GOMAXPROCS(0), 4, len(hashes)/512+1)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for i := w; i < len(hashes); i += workers {
+				out[i].entry, buf, out[i].err = readEntry(st, hashes[i], buf[:0])
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// readEntry reads and checks the index entry of h, using buf for the bytes
+// and returning it for the next entry.
+func readEntry(st *store.Store, h store.Hash, buf []byte) (Entry, []byte, error) {
+	b, err := st.AppendIndex(buf, h)
+	if err != nil {
+		return Entry{}, b, err
+	}
+	ie, err := pack.ParseIndexEntry(h, b)
+	if err != nil {
+		return Entry{}, b, err
+	}
+	e, err := checkEntry(ie)
+	return e, b, err
+}
+
+// checkEntry accepts an entry that has what pack.Reindex always writes: a
+// model (every manifest has one), a step count and the time it was stored.
+// A created time that does not parse is kept: it is the manifest's own, and
+// rebuilding the entry would not change it.
+func checkEntry(ie pack.IndexEntry) (Entry, error) {
+	e := newEntry(ie)
+	switch {
+	case ie.Model == "":
+		return e, fmt.Errorf("index entry of %s is damaged: no model", ie.Hash)
+	case ie.Steps < 0:
+		return e, fmt.Errorf("index entry of %s is damaged: steps is %d", ie.Hash, ie.Steps)
+	case e.StoredAt.IsZero():
+		return e, fmt.Errorf("index entry of %s is damaged: stored %q is not an RFC 3339 time", ie.Hash, ie.Stored)
+	}
+	return e, nil
+}
+
+// Adopt adds to the index the packs among hashes that have no entry, such
+// as the pack a ref names in a store whose packs/ was not copied with its
+// objects. Each entry is rebuilt from the manifest and written; a hash that
+// is missing or is not a pack is left alone (ctx fsck reports it).
+func (ix *Index) Adopt(st *store.Store, hashes []store.Hash) {
+	have := make(map[store.Hash]bool, len(ix.Entries)+len(ix.Problems))
+	for _, e := range ix.Entries {
+		have[e.Hash] = true
+	}
+	for _, p := range ix.Problems {
+		have[p.Hash] = true
+	}
+	for _, h := range hashes {
+		if have[h] {
+			continue
+		}
+		have[h] = true
+		ie, unsaved, err := reindex(st, h)
+		if err != nil {
+			continue
+		}
+		ix.Entries = append(ix.Entries, newEntry(ie))
+		ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: "missing", Unsaved: unsaved})
+	}
+}
+
+// reindex rebuilds the entry of h from its manifest. When the manifest
+// reads but the entry cannot be written (a store one may read but not
+// write), the entry is still good for listing: that error is returned
+// apart, as unsaved.
+func reindex(st *store.Store, h store.Hash) (e pack.IndexEntry, unsaved, err error) {
+	e, err = pack.Reindex(st, h)
+	if err != nil && e.Hash == h {
+		return e, err, nil
+	}
+	return e, nil, err
+}

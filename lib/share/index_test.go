@@ -1,0 +1,437 @@
+package share
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// newStore makes an empty store in a temporary directory.
+func newStore(t testing.TB) *store.Store {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), ".ctx")
+	if _, err := store.Init(root); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// packLog packs an execution log into st, the way ctx pack does, and
+// returns the manifest (with its hash).
+func packLog(t testing.TB, st *store.Store, log string) *pack.Manifest {
+	t.Helper()
+	batch := st.NewBatch()
+	res, err := pack.Build(strings.NewReader(log), batch, pack.Options{Root: t.TempDir(), Store: st})
+	if err != nil {
+		batch.Abort()
+		t.Fatalf("build: %v\n%s", err, log)
+	}
+	if _, err := pack.Publish(st, batch, res.Manifest, nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return res.Manifest
+}
+
+func hashOf(t testing.TB, m *pack.Manifest) store.Hash {
+	t.Helper()
+	h, err := store.ParseRef(m.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// sameEntries compares entries field by field (times with Equal: a time
+// from the cache and one parsed from text differ only in location).
+func sameEntries(t *testing.T, got, want []Entry) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries, want %d", len(got), len(want))
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.Hash != w.Hash || g.Created != w.Created || g.Stored != w.Stored || g.Model != w.Model || g.Steps != w.Steps ||
+			(g.Parent == nil) != (w.Parent == nil) || (g.Parent != nil && *g.Parent != *w.Parent) ||
+			!g.CreatedAt.Equal(w.CreatedAt) || !g.StoredAt.Equal(w.StoredAt) {
+			t.Errorf("entry %d:\n got %+v\nwant %+v", i, g, w)
+		}
+	}
+}
+
+func testEntries() []Entry {
+	parent := store.Sum([]byte("parent"))
+	mk := func(seed, created, stored, model string, steps int, parent *store.Hash) Entry {
+		return newEntry(pack.IndexEntry{Hash: store.Sum([]byte(seed)), Created: created, Model: model, Steps: steps, Parent: parent, Stored: stored})
+	}
+	return []Entry{
+		mk("a", "2026-01-01T00:00:00Z", "2026-03-01T10:00:00.123456789Z", "claude-opus-4-6", 12, nil),
+		mk("b", "2026-01-01T00:00:00+02:00", "2026-03-01T10:00:01Z", "gpt-4o", 0, &parent),
+		// Strings that need quoting, a time outside Unix nanoseconds, and a
+		// created time that is not RFC 3339 (kept, sorted last).
+		mk("c", "3000-01-01T00:00:00Z", "2026-03-01T10:00:02Z", "model\twith \"tabs\"\nand lines ✓", 3, nil),
+		mk("d", "yesterday", "2026-03-01T10:00:03Z", `back\slash`, 1, &parent),
+		mk("e", "1960-05-01T00:00:00Z", "1969-12-31T23:59:59.5Z", "old", 2, nil),
+	}
+}
+
+func TestCacheRoundTrip(t *testing.T) {
+	entries := testEntries()
+	b := encodeCache("1.2.3.4", entries)
+	got, err := decodeCache(b, "1.2.3.4")
+	if err != nil {
+		t.Fatalf("decode: %v\n%s", err, b)
+	}
+	// The cache holds the entries in log order.
+	want := Select(append([]Entry(nil), entries...), Query{Limit: -1})
+	sameEntries(t, got, want)
+}
+
+func TestDecodeCacheRejects(t *testing.T) {
+	good := encodeCache("9.9", testEntries()[:2])
+	lines := strings.SplitAfter(string(good), "\n")
+	tests := []struct {
+		name  string
+		cache string
+		stamp string
+	}{
+		{"other stamp", string(good), "9.8"},
+		{"empty stamp", strings.Replace(string(good), "9.9 ", " ", 1), ""},
+		{"not a cache", "hello\n", "9.9"},
+		{"other version", strings.Replace(string(good), "cache 1", "cache 2", 1), "9.9"},
+		{"no header", cacheMagic, "9.9"},
+		{"bad count", strings.Replace(string(good), "9.9 2", "9.9 x", 1), "9.9"},
+		{"negative count", strings.Replace(string(good), "9.9 2", "9.9 -2", 1), "9.9"},
+		{"count larger than the file", strings.Replace(string(good), "9.9 2", "9.9 99999999", 1), "9.9"},
+		{"count too small", strings.Replace(string(good), "9.9 2", "9.9 1", 1), "9.9"},
+		{"truncated", string(good[:len(good)-20]), "9.9"},
+		{"no end line", strings.TrimSuffix(string(good), "end\n"), "9.9"},
+		{"data after end", string(good) + "x\n", "9.9"},
+		{"bad hash", strings.Replace(string(good), lines[2][:4], "zzzz", 1), "9.9"},
+		{"upper-case hash", strings.Replace(string(good), lines[2][:4], strings.ToUpper(lines[2][:4]), 1), "9.9"},
+		{"too few fields", lines[0] + lines[1] + "abc\t1\n" + lines[3] + lines[4], "9.9"},
+		{"bad steps", strings.Replace(string(good), "\t12\t", "\t-1\t", 1), "9.9"},
+		{"bad quoting", strings.Replace(string(good), `"claude-opus-4-6"`, `"claude`, 1), "9.9"},
+		{"bad time", strings.Replace(string(good), "\t1767225600000000000\t", "\t17x\t", 1), "9.9"},
+		{"out of log order", lines[0] + lines[1] + lines[3] + lines[2] + lines[4], "9.9"},
+		{"a pack twice", lines[0] + lines[1] + lines[2] + lines[2] + lines[4], "9.9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.cache == string(good) && tt.stamp == "9.9" {
+				t.Fatal("test case does not alter the cache")
+			}
+			if _, err := decodeCache([]byte(tt.cache), tt.stamp); err == nil {
+				t.Errorf("accepted:\n%s", tt.cache)
+			}
+		})
+	}
+	if _, err := decodeCache(good, "9.9"); err != nil {
+		t.Fatalf("the good cache is rejected: %v", err)
+	}
+}
+
+func TestReadIndexUsesCacheOnlyWhileUnchanged(t *testing.T) {
+	st := newStore(t)
+	for i := 0; i < 3; i++ {
+		packLog(t, st, fmt.Sprintf(`{"created": "2026-01-0%dT00:00:00Z", "model": {"identifier": "m%d"}, "prompts": [], "steps": []}`, i+1, i))
+	}
+	later := time.Now().Add(time.Hour)
+
+	// Just after a change: no cache.
+	ix, err := ReadIndex(st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Cached || len(ix.Entries) != 3 {
+		t.Fatalf("cached=%v entries=%d, want a fresh read of 3", ix.Cached, len(ix.Entries))
+	}
+	if _, err := st.ReadCache(cacheName); err == nil {
+		t.Fatal("a cache was written within the racy window")
+	}
+
+	// Long after: the read writes the cache, the next one uses it.
+	first, err := ReadIndex(st, later)
+	if err != nil || first.Cached {
+		t.Fatalf("err=%v cached=%v", err, first.Cached)
+	}
+	second, err := ReadIndex(st, later)
+	if err != nil || !second.Cached {
+		t.Fatalf("err=%v cached=%v, want the cache", err, second.Cached)
+	}
+	sameEntries(t, Select(second.Entries, Query{Limit: -1}), Select(first.Entries, Query{Limit: -1}))
+
+	// A new pack: read again, and listed.
+	m := packLog(t, st, `{"created": "2026-01-09T00:00:00Z", "model": {"identifier": "new"}, "prompts": [], "steps": []}`)
+	third, err := ReadIndex(st, later)
+	if err != nil || third.Cached || len(third.Entries) != 4 {
+		t.Fatalf("err=%v cached=%v entries=%d, want a fresh read of 4", err, third.Cached, len(third.Entries))
+	}
+	found := false
+	for _, e := range third.Entries {
+		found = found || e.Hash == hashOf(t, m)
+	}
+	if !found {
+		t.Fatal("the new pack is not listed")
+	}
+}
+
+// Where the stamp cannot tell (no inode change time), a cache whose
+// stamp matches but which misses an entry, as after 'cp -a' put the old
+// modification time back, must not be used.
+func TestReadIndexComparesNamesWhereStampIsIncomplete(t *testing.T) {
+	st := newStore(t)
+	packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
+	m := packLog(t, st, `{"created": "2026-01-02T00:00:00Z", "model": {"identifier": "b"}, "prompts": [], "steps": []}`)
+	full, err := ReadIndex(st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var partial []Entry
+	for _, e := range full.Entries {
+		if e.Hash != hashOf(t, m) {
+			partial = append(partial, e)
+		}
+	}
+	stamp, err := st.IndexStamp()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteCache(cacheName, encodeCache(stamp.Key, partial)); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := readIndex(st, time.Now().Add(time.Hour), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ix.Cached || len(ix.Entries) != 2 {
+		t.Fatalf("cached=%v entries=%d: a cache missing a pack was trusted", ix.Cached, len(ix.Entries))
+	}
+	// With the full set of names, the cache is used on that path too.
+	if err := st.WriteCache(cacheName, encodeCache(stamp.Key, full.Entries)); err != nil {
+		t.Fatal(err)
+	}
+	if ix, err = readIndex(st, time.Now().Add(time.Hour), true); err != nil || !ix.Cached {
+		t.Fatalf("err=%v cached=%v, want the cache", err, ix.Cached)
+	}
+}
+
+func TestReadIndexRebuildsDamagedEntries(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": [{"tool": "t"}]}`)
+	h := hashOf(t, m)
+	other := store.Sum([]byte("other"))
+	tests := []struct {
+		name  string
+		entry string
+	}{
+		{"truncated", `{"hash":"sha256:`},
+		{"empty", ``},
+		{"names another pack", fmt.Sprintf(`{"hash":%q,"created":"2026-01-01T00:00:00Z","model":"a","steps":1,"parent":null,"stored":"2026-01-01T00:00:00Z"}`, other)},
+		{"no model", fmt.Sprintf(`{"hash":%q,"created":"2026-01-01T00:00:00Z","model":"","steps":1,"parent":null,"stored":"2026-01-01T00:00:00Z"}`, h)},
+		{"negative steps", fmt.Sprintf(`{"hash":%q,"created":"2026-01-01T00:00:00Z","model":"a","steps":-1,"parent":null,"stored":"2026-01-01T00:00:00Z"}`, h)},
+		{"bad stored", fmt.Sprintf(`{"hash":%q,"created":"2026-01-01T00:00:00Z","model":"a","steps":1,"parent":null,"stored":"now"}`, h)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := st.WriteIndex(h, []byte(tt.entry)); err != nil {
+				t.Fatal(err)
+			}
+			ix, err := ReadIndex(st, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Hash != h || len(ix.Problems) != 0 {
+				t.Fatalf("rebuilt=%v problems=%v", ix.Rebuilt, ix.Problems)
+			}
+			if len(ix.Entries) != 1 || ix.Entries[0].Model != "a" || ix.Entries[0].Steps != 1 {
+				t.Fatalf("entries %+v", ix.Entries)
+			}
+			b, err := st.ReadIndex(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e pack.IndexEntry
+			if err := json.Unmarshal(b, &e); err != nil || e.Hash != h || e.Model != "a" {
+				t.Fatalf("the entry was not rewritten: %s", b)
+			}
+		})
+	}
+}
+
+func TestAdoptIndexesPacksNamedByRefs(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
+	h := hashOf(t, m)
+	if err := os.Remove(filepath.Join(st.Root(), "packs", h.Hex())); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(st, time.Now())
+	if err != nil || len(ix.Entries) != 0 {
+		t.Fatalf("err=%v entries=%d", err, len(ix.Entries))
+	}
+	blob := store.Sum([]byte("not a pack"))
+	ix.Adopt(st, []store.Hash{h, h, blob})
+	if len(ix.Entries) != 1 || ix.Entries[0].Hash != h || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Reason != "missing" {
+		t.Fatalf("entries=%+v rebuilt=%+v", ix.Entries, ix.Rebuilt)
+	}
+	if _, err := st.ReadIndex(h); err != nil {
+		t.Fatalf("the entry was not written: %v", err)
+	}
+}
+
+func TestSelect(t *testing.T) {
+	at := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	mk := func(seed, created, stored, model string) Entry {
+		return newEntry(pack.IndexEntry{Hash: store.Sum([]byte(seed)), Created: created, Stored: stored, Model: model})
+	}
+	entries := []Entry{
+		mk("old", "2026-01-01T00:00:00Z", "2026-05-01T00:00:00Z", "a"),
+		mk("tie-first-stored", "2026-02-01T00:00:00Z", "2026-05-01T00:00:00Z", "b"),
+		mk("tie-last-stored", "2026-02-01T01:00:00+01:00", "2026-05-02T00:00:00Z", "a"),
+		mk("new", "2026-03-01T00:00:00Z", "2026-04-01T00:00:00Z", "b"),
+		mk("unparseable", "soon", "2026-06-01T00:00:00Z", "a"),
+	}
+	tests := []struct {
+		name string
+		q    Query
+		want []string
+	}{
+		{"all, newest first", Query{Limit: -1}, []string{"new", "tie-last-stored", "tie-first-stored", "old", "unparseable"}},
+		{"limit", Query{Limit: 2}, []string{"new", "tie-last-stored"}},
+		{"limit zero", Query{Limit: 0}, nil},
+		{"model", Query{Models: []string{"a"}, Limit: -1}, []string{"tie-last-stored", "old", "unparseable"}},
+		{"models", Query{Models: []string{"a", "b"}, Limit: 3}, []string{"new", "tie-last-stored", "tie-first-stored"}},
+		{"since, inclusive", Query{Since: at("2026-02-01T00:00:00Z"), Limit: -1}, []string{"new", "tie-last-stored", "tie-first-stored"}},
+		{"since and model and limit", Query{Since: at("2026-01-15T00:00:00Z"), Models: []string{"a"}, Limit: 1}, []string{"tie-last-stored"}},
+	}
+	names := map[store.Hash]string{}
+	for _, e := range entries {
+		for _, seed := range []string{"old", "tie-first-stored", "tie-last-stored", "new", "unparseable"} {
+			if e.Hash == store.Sum([]byte(seed)) {
+				names[e.Hash] = seed
+			}
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range Select(append([]Entry(nil), entries...), tt.q) {
+				got = append(got, names[e.Hash])
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSince(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string // RFC 3339 in UTC, "" for an error
+	}{
+		{"2026-02-10", "2026-02-10T00:00:00Z"},
+		{"2026-02-10T12:00:00Z", "2026-02-10T12:00:00Z"},
+		{"2026-02-10T12:00:00+02:00", "2026-02-10T10:00:00Z"},
+		{"2026-02-10T12:00:00.5Z", "2026-02-10T12:00:00.5Z"},
+		{"yesterday", ""},
+		{"2 weeks ago", ""},
+		{"2026-02-10 12:00", ""},
+		{"2026-02-30", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		got, err := ParseSince(tt.in)
+		switch {
+		case tt.want == "" && err == nil:
+			t.Errorf("ParseSince(%q) = %v, want an error", tt.in, got)
+		case tt.want != "" && err != nil:
+			t.Errorf("ParseSince(%q): %v", tt.in, err)
+		case tt.want != "" && got.UTC().Format(time.RFC3339Nano) != tt.want:
+			t.Errorf("ParseSince(%q) = %v, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// BenchmarkReadIndex reads an index of 10,000 entries, from the cache and
+// from the entries themselves (what ctx log does after packs/ changed).
+func BenchmarkReadIndex(b *testing.B) {
+	st := newStore(b)
+	dir := filepath.Join(st.Root(), "packs")
+	stored := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; i < 10000; i++ {
+		h := store.Sum([]byte(fmt.Sprint(i)))
+		e := pack.IndexEntry{Hash: h, Created: stored.Add(time.Duration(i) * time.Minute).Format(time.RFC3339), Model: []string{"a", "b", "c"}[i%3], Steps: i % 20, Stored: stored.Format(time.RFC3339Nano)}
+		buf, _ := json.Marshal(e)
+		// Written directly: ten thousand synced writes would take minutes.
+		if err := os.WriteFile(filepath.Join(dir, h.Hex()), append(buf, '\n'), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	later := time.Now().Add(time.Hour)
+	b.Run("cached", func(b *testing.B) {
+		if _, err := ReadIndex(st, later); err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < b.N; i++ {
+			ix, err := ReadIndex(st, later)
+			if err != nil || !ix.Cached {
+				b.Fatalf("err=%v cached=%v", err, ix.Cached)
+			}
+			Select(ix.Entries, Query{Limit: -1})
+		}
+	})
+	b.Run("entries", func(b *testing.B) {
+		cache := filepath.Join(st.CacheDir(), cacheName)
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			os.Remove(cache)
+			b.StartTimer()
+			// A time before the last change: the cache is not rewritten.
+			ix, err := readIndex(st, time.Time{}, false)
+			if err != nil || ix.Cached {
+				b.Fatalf("err=%v cached=%v", err, ix.Cached)
+			}
+			Select(ix.Entries, Query{Limit: -1})
+		}
+	})
+}
+
+// An entry that cannot be rewritten (here a directory stands in its place)
+// is still listed from its manifest, and the failure to save it is kept.
+func TestReadIndexListsEntriesItCannotSave(t *testing.T) {
+	st := newStore(t)
+	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
+	h := hashOf(t, m)
+	p := filepath.Join(st.Root(), "packs", h.Hex())
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(p, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := ReadIndex(st, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ix.Entries) != 1 || ix.Entries[0].Model != "a" || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Unsaved == nil || len(ix.Problems) != 0 {
+		t.Fatalf("entries=%+v rebuilt=%+v problems=%+v", ix.Entries, ix.Rebuilt, ix.Problems)
+	}
+}

@@ -1,0 +1,122 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// The cache/ directory holds data derived from the rest of the store, kept
+// only to make reads faster (the whole packs/ index in one file for ctx log).
+// It is never the source of truth: every cache file may be deleted at any
+// time, and its reader must check it against what it summarises.
+const cacheDir = "cache"
+
+// CacheDir returns the directory of derived, disposable data.
+func (s *Store) CacheDir() string { return filepath.Join(s.root, cacheDir) }
+
+// checkCacheName keeps cache names to one plain file name inside cache/.
+func checkCacheName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("%q is not a cache file name", name)
+	}
+	return nil
+}
+
+// ReadCache returns the bytes of cache file name, or an error matching
+// fs.ErrNotExist when there is none. A cache file that is not a regular file
+// is reported as an error, never followed.
+func (s *Store) ReadCache(name string) ([]byte, error) {
+	if err := checkCacheName(name); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(s.root, cacheDir, name)
+	fi, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New(p + " is not a regular file")
+	}
+	return os.ReadFile(p)
+}
+
+// WriteCache replaces cache file name atomically (temporary file in cache/,
+// then rename), creating cache/ when needed.
+func (s *Store) WriteCache(name string, data []byte) error {
+	if err := checkCacheName(name); err != nil {
+		return err
+	}
+	dir := filepath.Join(s.root, cacheDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeFileAtomic(filepath.Join(dir, name), data, 0o644)
+}
+
+// IndexStamp identifies a state of the packs/ directory, for caches of the
+// index: whenever an entry is added, replaced or removed, the directory gets
+// a new modification time and, where the platform reports it, a new inode
+// change time, which no program can set back.
+type IndexStamp struct {
+	// Key is the identity of the directory and its times, as one word; ""
+	// when there is no packs/ directory.
+	Key string
+	// Changed is the latest of those times: a cache made within a clock
+	// tick or so of it may miss a change made in the same tick.
+	Changed time.Time
+	// Complete is true when Key includes the inode change time, so the same
+	// Key means the same entries; when false, a cache must also compare the
+	// names of the entries (a copy with 'cp -a' can set the modification
+	// time back).
+	Complete bool
+}
+
+// IndexStamp returns the stamp of packs/ as it is now.
+func (s *Store) IndexStamp() (IndexStamp, error) {
+	fi, err := os.Stat(filepath.Join(s.root, packsDir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return IndexStamp{}, nil
+		}
+		return IndexStamp{}, err
+	}
+	return stampOf(fi), nil
+}
+
+// HasObjects reports whether objects/ holds anything at all, without
+// listing it: one directory read of at most 256 names.
+func (s *Store) HasObjects() (bool, error) {
+	d, err := os.Open(filepath.Join(s.root, objectsDir))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return false, err
+	}
+	for _, n := range names {
+		if len(n) == 2 && isHex(n) && nonEmptyDir(filepath.Join(s.root, objectsDir, n)) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func nonEmptyDir(dir string) bool {
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(1)
+	return len(names) > 0
+}
