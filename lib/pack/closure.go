@@ -20,32 +20,10 @@ func (p RefProblem) Error() string { return fmt.Sprintf("%s: %v", p.Where, p.Err
 // the pack is present and intact.
 func CheckClosure(st *store.Store, m *Manifest) []RefProblem {
 	var out []RefProblem
-	checked := map[store.Hash]bool{}
-	check := func(h store.Hash, where string) {
-		if checked[h] {
-			return
+	for _, r := range m.Refs() {
+		if _, err := st.Verify(r.Hash); err != nil {
+			out = append(out, RefProblem{Hash: r.Hash, Where: r.Where, Err: err})
 		}
-		checked[h] = true
-		if _, err := st.Verify(h); err != nil {
-			out = append(out, RefProblem{Hash: h, Where: where, Err: err})
-		}
-	}
-	if m.SystemPrompt != nil {
-		check(*m.SystemPrompt, "system_prompt")
-	}
-	for i, p := range m.Prompts {
-		check(p.ContentRef, fmt.Sprintf("prompts[%d]", i))
-	}
-	for i, f := range m.Inputs {
-		check(f.ContentRef, fmt.Sprintf("inputs[%d] (%s)", i, f.Name))
-	}
-	for i, s := range m.Steps {
-		if s.OutputRef != nil {
-			check(*s.OutputRef, fmt.Sprintf("steps[%d] (%s)", i, s.Tool))
-		}
-	}
-	for i, o := range m.Outputs {
-		check(o.ContentRef, fmt.Sprintf("outputs[%d] (%s)", i, o.Name))
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package pack
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -107,15 +106,10 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 // ctx log uses it for a damaged entry, ctx fsck --repair-index for missing
 // ones.
 func Reindex(st *store.Store, h store.Hash) (IndexEntry, error) {
-	m, err := Load(st, h)
+	e, err := RebuildIndexEntry(st, h)
 	if err != nil {
-		return IndexEntry{}, err
+		return e, err
 	}
-	stored := time.Unix(0, 0)
-	if fi, err := os.Lstat(st.ObjectPath(h)); err == nil {
-		stored = fi.ModTime()
-	}
-	e := NewIndexEntry(h, m, stored)
 	b, err := json.Marshal(e)
 	if err != nil {
 		return e, err

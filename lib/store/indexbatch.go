@@ -24,20 +24,13 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 	}()
 	files := make([]string, 0, len(entries))
 	for h, b := range entries {
-		f, err := os.CreateTemp(dir, ".tmp-*")
+		f, err := writeTempIn(dir, ".tmp-", b, 0o644)
 		if err != nil {
 			return err
 		}
 		tmps[h] = f.Name()
 		files = append(files, f.Name())
-		_, err = f.Write(b)
-		if err == nil {
-			err = f.Chmod(0o644)
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		if err := f.Close(); err != nil {
 			return err
 		}
 	}

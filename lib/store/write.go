@@ -426,35 +426,57 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 	return h, true, nil
 }
 
-// writeFileAtomic replaces path with data: temporary file in the same
-// directory, sync, rename. Readers see the old or the new content, never a
-// mix.
+// writeFileAtomic replaces path with data (see WriteFileAtomic), with
+// temporaries named as fsck recognises them.
 func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return WriteFileAtomic(path, data, perm, ".tmp-")
+}
+
+// WriteFileAtomic replaces path with data: a temporary file named
+// tmpPrefix+random in the same directory, written, synced, then renamed
+// over path. Readers see the old or the new content, never a mix, and the
+// rename replaces the directory entry without writing through whatever was
+// there (a symlink is replaced, not followed).
+func WriteFileAtomic(path string, data []byte, perm os.FileMode, tmpPrefix string) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".tmp-*")
+	f, err := writeTempIn(dir, tmpPrefix, data, perm)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return err
 	}
-	if err == nil {
-		err = f.Sync()
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return err
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := os.Rename(f.Name(), path); err != nil {
+		os.Remove(f.Name())
 		return err
 	}
 	syncDir(dir)
 	return nil
+}
+
+// writeTempIn writes data to a new temporary file in dir with mode perm and
+// returns it open; on error nothing is left behind.
+func writeTempIn(dir, prefix string, data []byte, perm os.FileMode) (*os.File, error) {
+	f, err := os.CreateTemp(dir, prefix+"*")
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
 }
 
 func copyBuffer(dst io.Writer, src io.Reader) (int64, error) {

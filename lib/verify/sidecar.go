@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -312,7 +311,7 @@ func WriteSidecar(m *pack.Manifest, i int, artifact string) error {
 	default:
 		return fmt.Errorf("%v; left as it is, no sidecar written", err)
 	}
-	if err := writeAtomic(path, data); err != nil {
+	if err := store.WriteFileAtomic(path, data, 0o644, ".ctx-sidecar-"); err != nil {
 		return fmt.Errorf("cannot write %s: %v", path, unwrapPathError(err))
 	}
 	if got != o.ContentRef {
@@ -398,34 +397,6 @@ func hashFile(path string) (store.Hash, error) {
 	var out store.Hash
 	h.Sum(out[:0])
 	return out, nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so a reader never sees half a sidecar. The rename
-// replaces the directory entry, never writing through whatever was there.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".ctx-sidecar-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }
 
 func unwrapPathError(err error) error {

@@ -117,28 +117,13 @@ func (l *loader) pack(name string) (*pack.Manifest, error) {
 	}
 	h, err := l.st.ResolvePack(name)
 	if err != nil {
-		return nil, nameError(err, name)
+		return nil, cli.NameError(err).WithHint("%q is read as a pack name: there is no file of that name", name)
 	}
 	m, err := pack.Load(l.st, h)
 	if err != nil {
-		return nil, nameError(err, name)
+		return nil, cli.NameError(err).WithHint("%q is read as a pack name: there is no file of that name", name)
 	}
 	return m, nil
-}
-
-// nameError adds hints to a resolution error, as ctx show does.
-func nameError(err error, name string) error {
-	var amb *store.AmbiguousError
-	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
-	switch {
-	case errors.As(err, &amb):
-		for _, c := range amb.Candidates {
-			e.WithHint("candidate %s", c)
-		}
-	case errors.Is(err, store.ErrNotFound):
-		e.WithHint("'ctx log' lists the packs in this store; %q is read as a pack name: there is no file of that name", name)
-	}
-	return e
 }
 
 // read reads a manifest, a log or a replay stream from r; root is where

@@ -113,7 +113,7 @@ func resolve(st *store.Store, all bool, args []string) ([]store.Hash, error) {
 	for _, a := range args {
 		h, err := st.ResolvePack(a)
 		if err != nil {
-			return nil, nameError(err)
+			return nil, cli.NameError(err)
 		}
 		packs = append(packs, h)
 	}
@@ -171,21 +171,6 @@ func exportError(err error, incomplete string) error {
 		e.WithHint("run 'ctx fsck' to check the whole store")
 	}
 	return e.WithHint("%s", incomplete)
-}
-
-// nameError maps resolution errors to messages with hints.
-func nameError(err error) error {
-	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
-	var amb *store.AmbiguousError
-	switch {
-	case errors.As(err, &amb):
-		for _, c := range amb.Candidates {
-			e.WithHint("candidate %s", c)
-		}
-	case errors.Is(err, store.ErrNotFound):
-		e.WithHint("'ctx log' lists the packs in this store")
-	}
-	return e
 }
 
 func unwrapPath(err error) error {

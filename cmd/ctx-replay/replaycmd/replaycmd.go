@@ -116,11 +116,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	h, err := st.ResolvePack(args[0])
 	if err != nil {
-		return nameError(err)
+		return cli.NameError(err)
 	}
 	m, err := pack.Load(st, h)
 	if err != nil {
-		return nameError(err)
+		return cli.NameError(err)
 	}
 	tools, err := replay.LoadConfig(st.ConfigPath())
 	if err != nil {
@@ -207,21 +207,4 @@ func clock() (func() time.Time, error) {
 	}
 	t := time.Unix(n, 0)
 	return func() time.Time { return t }, nil
-}
-
-// nameError maps resolution and loading errors to messages with hints.
-func nameError(err error) error {
-	var amb *store.AmbiguousError
-	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
-	switch {
-	case errors.As(err, &amb):
-		for _, c := range amb.Candidates {
-			e.WithHint("candidate %s", c)
-		}
-	case errors.Is(err, store.ErrNotFound):
-		e.WithHint("'ctx log' lists the packs in this store")
-	case errors.Is(err, store.ErrCorrupt):
-		e.WithHint("run 'ctx fsck' to check the whole store")
-	}
-	return e
 }

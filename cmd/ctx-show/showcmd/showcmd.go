@@ -67,11 +67,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	h, err := st.ResolvePack(args[0])
 	if err != nil {
-		return nameError(err)
+		return cli.NameError(err)
 	}
 	raw, err := st.ReadAll(h)
 	if err != nil {
-		return nameError(err)
+		return cli.NameError(err)
 	}
 	m, err := pack.Parse(raw)
 	if err != nil {
@@ -97,23 +97,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = ferr
 	}
 	return err
-}
-
-// nameError maps resolution errors to messages with hints.
-func nameError(err error) error {
-	var amb *store.AmbiguousError
-	var bad *store.BadNameError
-	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
-	switch {
-	case errors.As(err, &amb):
-		for _, c := range amb.Candidates {
-			e.WithHint("candidate %s", c)
-		}
-	case errors.As(err, &bad):
-	case errors.Is(err, store.ErrNotFound):
-		e.WithHint("'ctx log' lists the packs in this store")
-	}
-	return e
 }
 
 // summary writes the human view: a header block, then one section per part
