@@ -1,42 +1,58 @@
 #!/bin/sh
-# demo.sh BIN: the main job of ctx on the bundled examples, in a scratch
-# directory, with the programs built in BIN (make demo builds them).
+# demo.sh BIN: the main job of ctx on the example runs under examples/runs,
+# in a scratch directory, with the programs built in BIN (make demo builds
+# them): make a store, pack two attempts at one task, show one, diff them,
+# replay one, and verify the file it produced.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "${1:-$root/bin}" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-demo.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
+# The example replay executor is built beside the ctx programs, where
+# replay looks for ctx-tool-NAME; ctx runs the verbs from its own directory.
+(cd "$root" && go build -o "$bin/" ./examples/ctx-tool-example)
+PATH=$bin:$PATH
+export PATH
+
 say() { printf '\n$ %s\n' "$*"; }
 run() { say "$@"; "$@"; }
+# Drift, degraded replays and failed verifications exit 1 by design.
+finding() { say "$@"; "$@" || echo "(exit status $?)"; }
 
-# The example replay executor, built beside the ctx programs, where replay
-# looks for ctx-tool-NAME.
-(cd "$root" && go build -o "$bin/" ./examples/ctx-tool-example)
-
+cp -R "$root/examples/runs" "$work/runs"
 cd "$work"
-run "$bin/ctx-init"
-say "$bin/ctx-pack $root/examples/replay/run.json"
-pack=$("$bin/ctx-pack" "$root/examples/replay/run.json")
-echo "$pack"
 
-# Replay: the glob, the reads, the edit and the example plugin run again and
-# match; the bash step is recorded (no --allow-exec), and so is the model
-# call. The plugin reports 1.1.0 where the run recorded 1.0.0: dependency
-# drift, which does not make the replay less exact.
-run "$bin/ctx-replay" --human "$pack"
+run ctx init
 
-# The same as NDJSON, one line per step, for jq and ctx diff.
-say "$bin/ctx-replay $pack | head -3"
-"$bin/ctx-replay" "$pack" | head -3
+# Two attempts at the same task. Each run's output file exists on disk, so
+# ctx pack writes a provenance sidecar beside it.
+say ctx pack --tag first runs/rename/run.json
+first=$(ctx pack --tag first runs/rename/run.json)
+echo "$first"
+say ctx pack --tag retry runs/rename-retry/run.json
+retry=$(ctx pack --tag retry runs/rename-retry/run.json)
+echo "$retry"
+run ctx log
+run ctx show first
 
-# Saved as a new pack whose parent is the run.
-say "$bin/ctx-replay --save $pack | tail -1"
-"$bin/ctx-replay" --save "$pack" | tail -1
-run "$bin/ctx-show" latest
+# Where did the second attempt go another way?
+finding ctx diff --human first retry
+# The same report as JSON, for jq and CI (here only its summary).
+say "ctx diff first retry   # JSON; its summary:"
+ctx diff first retry | sed 's/.*"summary":\({[^}]*}\).*/\1/' || true
 
-# A run from another framework: its write_file said "File written" with
-# another byte count than the built-in, so that step diverges (exit 1).
-pack=$("$bin/ctx-pack" "$root/testdata/corpus/contextsubstrate-examples/langchain.json")
-say "$bin/ctx-replay --human $pack"
-"$bin/ctx-replay" --human "$pack" || echo "(exit status $?: degraded)"
+# Replay the first run step by step in a fresh workspace: the glob, the
+# reads, the edit and the example plugin run again and match; the shell
+# step and the model call are recorded (no --allow-exec). The plugin
+# reports 1.1.0 where the run recorded 1.0.0: dependency drift.
+finding ctx replay --human first
+
+# Is the file on disk the one the first run produced?
+run cat runs/rename/src/main.py.ctx.json
+run ctx verify --human runs/rename/src/main.py
+printf '# edited by hand\n' >> runs/rename/src/main.py
+finding ctx verify --human runs/rename/src/main.py
+
+# The store checks out clean.
+run ctx fsck --human

@@ -1,0 +1,4 @@
+def hello(name):
+    print('hi', name)
+
+greet('world')
