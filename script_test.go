@@ -14,6 +14,7 @@ import (
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/contextsubstrate/ctx/cmd/ctx-convert/convertcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
@@ -24,10 +25,11 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ctx-init": func() { os.Exit(initcmd.Main()) },
-		"ctx-pack": func() { os.Exit(packcmd.Main()) },
-		"ctx-show": func() { os.Exit(showcmd.Main()) },
-		"jq":       func() { os.Exit(runJQ(os.Args[1:])) },
+		"ctx-convert": func() { os.Exit(convertcmd.Main()) },
+		"ctx-init":    func() { os.Exit(initcmd.Main()) },
+		"ctx-pack":    func() { os.Exit(packcmd.Main()) },
+		"ctx-show":    func() { os.Exit(showcmd.Main()) },
+		"jq":          func() { os.Exit(runJQ(os.Args[1:])) },
 	})
 }
 
