@@ -15,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/contextsubstrate/ctx/cmd/ctx-convert/convertcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-diff/diffcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
@@ -26,6 +27,7 @@ import (
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ctx-convert": func() { os.Exit(convertcmd.Main()) },
+		"ctx-diff":    func() { os.Exit(diffcmd.Main()) },
 		"ctx-init":    func() { os.Exit(initcmd.Main()) },
 		"ctx-pack":    func() { os.Exit(packcmd.Main()) },
 		"ctx-show":    func() { os.Exit(showcmd.Main()) },
@@ -108,7 +110,7 @@ func runJQ(args []string) int {
 		fmt.Fprintln(os.Stderr, "jq:", err)
 		return 3
 	}
-	code, err := gojq.Compile(q)
+	code, err := gojq.Compile(q, gojq.WithEnvironLoader(os.Environ))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "jq:", err)
 		return 3

@@ -23,7 +23,7 @@ import (
 type Sink interface {
 	PutBytes(data []byte) (store.Hash, error)
 	PutReader(r io.Reader) (store.Hash, int64, error)
-	PutFile(path string) <-chan store.Result
+	PutFile(tree *store.Tree, rel string) <-chan store.Result
 }
 
 // Options control how a log becomes a manifest.
@@ -118,6 +118,7 @@ type builder struct {
 	sink     Sink
 	root     string // absolute
 	rootReal string // symlinks resolved
+	tree     *store.Tree
 
 	problems []Problem
 	more     int
@@ -159,8 +160,12 @@ func newBuilder(sink Sink, opts Options) (*builder, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
+	tree, err := store.OpenTree(real)
+	if err != nil {
+		return nil, fmt.Errorf("root %s: %w", root, err)
+	}
 	return &builder{
-		opts: opts, sink: sink, root: abs, rootReal: real,
+		opts: opts, sink: sink, root: abs, rootReal: real, tree: tree,
 		unknown: map[string]*unknownField{},
 		top:     map[string]json.RawMessage{}, topLine: map[string]int{},
 		m: Manifest{
@@ -394,13 +399,13 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		}
 		s.hash, s.size = h, int64(len(data))
 	case keys.path:
-		file, err := b.resolvePath(v)
+		file, rel, err := b.resolvePath(v)
 		if err != nil {
 			b.problem(kp, "%v", err)
 			return nil, ""
 		}
-		s.file = file
-		s.ch = b.sink.PutFile(file)
+		s.file = v
+		s.ch = b.sink.PutFile(b.tree, rel)
 		return s, file
 	case keys.ref:
 		h, err := parseRefName(v)
@@ -440,32 +445,35 @@ func parseRefName(v string) (store.Hash, error) {
 	return store.ParseRef(v)
 }
 
-// resolvePath turns a path from the log into a file under the root. Nothing
-// outside the root is read, whether reached by "..", an absolute path or a
-// symlink.
-func (b *builder) resolvePath(p string) (string, error) {
+// resolvePath turns a path from the log into a file under the root and its
+// path relative to the root. The check here is lexical; the tree opens the
+// file without following anything out of the root, so a symlink cannot
+// smuggle in a file from elsewhere either.
+func (b *builder) resolvePath(p string) (file, rel string, err error) {
 	if p == "" {
-		return "", errors.New("empty path")
+		return "", "", errors.New("empty path")
 	}
 	if strings.ContainsRune(p, 0) {
-		return "", errors.New("path holds a NUL byte")
+		return "", "", errors.New("path holds a NUL byte")
 	}
 	full := filepath.FromSlash(p)
 	if !filepath.IsAbs(full) {
 		full = filepath.Join(b.root, full)
 	}
 	full = filepath.Clean(full)
-	if !within(b.root, full) {
-		return "", fmt.Errorf("%s is outside the root %s (pack from that directory or give --root)", p, b.root)
+	base := b.root
+	if !within(base, full) {
+		// An absolute path may name the root by its real path.
+		base = b.rootReal
+		if !within(base, full) {
+			return "", "", fmt.Errorf("%s is outside the root %s (pack from that directory or give --root)", p, b.root)
+		}
 	}
-	real, err := filepath.EvalSymlinks(full)
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %v", p, unwrapPathError(err))
+	r, err := filepath.Rel(base, full)
+	if err != nil || r == "." {
+		return "", "", fmt.Errorf("%s is the root directory, not a file", p)
 	}
-	if !within(b.rootReal, real) {
-		return "", fmt.Errorf("%s leads outside the root %s through a symlink", p, b.root)
-	}
-	return full, nil
+	return full, filepath.ToSlash(r), nil
 }
 
 func unwrapPathError(err error) error {
@@ -526,7 +534,7 @@ func (b *builder) addInput(raw json.RawMessage, i int) {
 				b.problem(key(path, "name"), "missing")
 			}
 		}
-		if name != "" {
+		if hasName || name != "" {
 			b.checkName(name, key(path, "name"), b.inputNames, "inputs", i)
 		}
 		f.Name = name
@@ -610,7 +618,7 @@ func (b *builder) addOutput(raw json.RawMessage, i int) {
 				b.problem(key(path, "name"), "missing")
 			}
 		}
-		if name != "" {
+		if hasName || name != "" {
 			b.checkName(name, key(path, "name"), b.outputNames, "outputs", i)
 			if disk == "" && CheckName(name) == nil {
 				disk = b.onDisk(name)
@@ -766,13 +774,31 @@ func (b *builder) wait(s *slot) (store.Hash, int64, bool) {
 		s.ch = nil
 		if r.Err != nil {
 			b.line = s.line
-			b.problem(s.path, "cannot read %s: %v", s.file, unwrapPathError(r.Err))
+			if errors.Is(r.Err, store.ErrEscapes) {
+				b.problem(s.path, "%s leads outside the root %s through a symlink", s.file, b.root)
+			} else {
+				b.problem(s.path, "cannot read %s: %v", s.file, unwrapPathError(r.Err))
+			}
 			b.line = 0
 			return store.Hash{}, 0, false
 		}
 		s.hash, s.size = r.Hash, r.Size
 	}
 	return s.hash, s.size, true
+}
+
+// drain waits for the files still being read, so nothing reads the tree
+// after Build returns, whatever it returns.
+func (b *builder) drain() {
+	for _, list := range [][]*slot{{b.sysSlot}, b.promptSlots, b.inputSlots, b.stepSlots, b.outputSlots} {
+		for _, s := range list {
+			if s != nil && s.ch != nil {
+				<-s.ch
+				s.ch = nil
+			}
+		}
+	}
+	b.tree.Close()
 }
 
 func (b *builder) finish() (*Result, error) {

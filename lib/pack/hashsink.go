@@ -3,7 +3,6 @@ package pack
 import (
 	"crypto/sha256"
 	"io"
-	"os"
 
 	"github.com/contextsubstrate/ctx/lib/store"
 )
@@ -24,10 +23,10 @@ func (HashSink) PutReader(r io.Reader) (store.Hash, int64, error) {
 	return out, n, err
 }
 
-// PutFile hashes the file at path.
-func (s HashSink) PutFile(path string) <-chan store.Result {
+// PutFile hashes the file rel of tree.
+func (s HashSink) PutFile(tree *store.Tree, rel string) <-chan store.Result {
 	ch := make(chan store.Result, 1)
-	f, err := os.Open(path)
+	f, err := tree.Open(rel)
 	if err != nil {
 		ch <- store.Result{Err: err}
 		return ch

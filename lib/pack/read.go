@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Build reads an execution log, either form, and returns its manifest. The
@@ -20,6 +21,7 @@ func Build(r io.Reader, sink Sink, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer b.drain()
 	br := bufio.NewReaderSize(r, 256<<10)
 	stream, err := sniff(br)
 	if err != nil {
@@ -301,11 +303,17 @@ func (b *builder) readArray(dec *json.Decoder, pr *posReader, k string, add func
 // the rest, so memory does not grow with the document.
 type posReader struct {
 	r        io.Reader
-	off      int64   // bytes read so far
-	lines    int     // newlines forgotten
-	lastNL   int64   // offset of the last newline forgotten, -1 if none
-	newlines []int64 // offsets of the newlines not yet forgotten
+	recent   [recentSize]byte // the last bytes read, by offset modulo recentSize
+	off      int64            // bytes read so far
+	lines    int              // newlines forgotten
+	lastNL   int64            // offset of the last newline forgotten, -1 if none
+	newlines []int64          // offsets of the newlines not yet forgotten
 }
+
+// recentSize bounds how far behind the read head a syntax error may be
+// and still be pinned to its exact byte; it covers one read of the
+// buffered reader below the decoder.
+const recentSize = 64 << 10
 
 func (p *posReader) Read(b []byte) (int, error) {
 	n, err := p.r.Read(b)
@@ -313,6 +321,7 @@ func (p *posReader) Read(b []byte) (int, error) {
 		if c == '\n' {
 			p.newlines = append(p.newlines, p.off+int64(i))
 		}
+		p.recent[(p.off+int64(i))%recentSize] = c
 	}
 	p.off += int64(n)
 	return n, err
@@ -334,6 +343,9 @@ func (p *posReader) forget(off int64) {
 // position converts a byte offset into a 1-based line and column.
 func (p *posReader) position(off int64) (line, col int) {
 	line, start := p.lines+1, p.lastNL
+	if off < start {
+		start = -1 // the error is on a line before the ones remembered
+	}
 	for _, nl := range p.newlines {
 		if nl >= off {
 			break
@@ -342,6 +354,31 @@ func (p *posReader) position(off int64) (line, col int) {
 		start = nl
 	}
 	return line, int(off - start)
+}
+
+// pin finds the byte a syntax error is about. encoding/json reports some
+// errors at the offending byte and others just after it; the message names
+// the character, so look at both places.
+func (p *posReader) pin(se *json.SyntaxError) int64 {
+	off := se.Offset
+	msg := se.Error()
+	i := strings.Index(msg, "invalid character '")
+	if i < 0 || off <= 0 || p.off-off >= recentSize-1 {
+		return off
+	}
+	want := msg[i+len("invalid character '"):]
+	at := func(o int64) string {
+		if o < 0 || o >= p.off {
+			return ""
+		}
+		return string(p.recent[o%recentSize])
+	}
+	if !strings.HasPrefix(want, at(off)) || at(off) == "" {
+		if c := at(off - 1); c != "" && strings.HasPrefix(want, c) {
+			return off - 1
+		}
+	}
+	return off
 }
 
 func (p *posReader) errorAt(off int64, msg string) error {
@@ -353,7 +390,7 @@ func (p *posReader) syntaxError(dec *json.Decoder, err error) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &se):
-		return p.errorAt(se.Offset, se.Error())
+		return p.errorAt(p.pin(se), se.Error())
 	case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
 		return p.errorAt(p.off, "unexpected end of input: the log is truncated")
 	default:

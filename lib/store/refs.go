@@ -54,7 +54,7 @@ func (s *Store) ReadRef(ref string) (Hash, error) {
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Hash{}, fmt.Errorf("ref %q %w", ref, ErrNotFound)
+			return Hash{}, notFoundf("ref %q not found", ref)
 		}
 		return Hash{}, err
 	}

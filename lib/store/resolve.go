@@ -85,7 +85,7 @@ func (s *Store) resolve(name, what string, packs bool) (Hash, error) {
 	case CheckTagName(name) == nil:
 		h, err := s.ReadRef(name)
 		if errors.Is(err, ErrNotFound) {
-			return Hash{}, fmt.Errorf("no %s or tag named %q %w", what, name, ErrNotFound)
+			return Hash{}, notFoundf("no %s or tag named %q", what, name)
 		}
 		return h, err
 	default:
@@ -114,7 +114,7 @@ func (s *Store) resolvePrefix(name, prefix, what string, packs bool) (Hash, erro
 	}
 	switch len(found) {
 	case 0:
-		return Hash{}, fmt.Errorf("no %s matches %q %w", what, name, ErrNotFound)
+		return Hash{}, notFoundf("no %s matches %q", what, name)
 	case 1:
 		return found[0], nil
 	}
@@ -145,4 +145,16 @@ func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {
 		}
 	}
 	return out, nil
+}
+
+// notFound is a "not found" error with its own wording.
+type notFound struct{ msg string }
+
+func (e *notFound) Error() string { return e.msg }
+
+// Is makes errors.Is(err, ErrNotFound) true.
+func (e *notFound) Is(target error) bool { return target == ErrNotFound }
+
+func notFoundf(format string, args ...any) error {
+	return &notFound{msg: fmt.Sprintf(format, args...)}
 }

@@ -1,8 +1,9 @@
 package store
 
 import (
-	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -37,8 +38,8 @@ const smallFile = 1 << 20
 
 // Batch stores a set of objects so that none is visible under its final name
 // until all are durable: blobs go to temporary files, Commit syncs them once
-// and links them into place. Abort (or a crash) leaves nothing under objects/.
-// A Batch may be used from several goroutines.
+// and renames them into place. Abort (or a crash) leaves nothing under
+// objects/. A Batch may be used from several goroutines.
 type Batch struct {
 	s *Store
 
@@ -47,18 +48,28 @@ type Batch struct {
 	stats   Stats
 	known   map[Hash]bool // present before this batch
 
-	sem chan struct{} // bounds the files read in parallel
-	wg  sync.WaitGroup
+	jobs    chan fileJob // files for the readers, started on first use
+	readers sync.WaitGroup
+	wg      sync.WaitGroup // PutFile calls not yet answered
+	sendMu  sync.RWMutex   // held by senders; stopReaders takes it to close jobs
+	stopped bool
+}
+
+type fileJob struct {
+	tree *Tree
+	rel  string
+	ch   chan<- Result
 }
 
 // NewBatch starts a batch of writes.
 func (s *Store) NewBatch() *Batch {
-	n := runtime.GOMAXPROCS(0)
-	if n < 2 {
-		n = 2
-	}
-	return &Batch{s: s, pending: map[Hash]string{}, known: map[Hash]bool{}, sem: make(chan struct{}, n)}
+	return &Batch{s: s, pending: map[Hash]string{}, known: map[Hash]bool{}}
 }
+
+// readers is how many files a batch reads at once: reading, hashing and
+// writing overlap on every core, and a few more cover the time spent
+// waiting on the filesystem.
+func readers() int { return runtime.GOMAXPROCS(0) + 2 }
 
 // Stats returns the counts so far.
 func (b *Batch) Stats() Stats {
@@ -111,23 +122,44 @@ type Result struct {
 	Err  error
 }
 
-// PutFile stores the file at path in the background and returns a channel
-// that yields the result; files are read in parallel, a few at a time.
-func (b *Batch) PutFile(path string) <-chan Result {
+// PutFile stores the file rel of tree in the background and returns a
+// channel that yields the result. A few files are read at once; PutFile
+// blocks while all readers are busy, which keeps memory bounded.
+func (b *Batch) PutFile(tree *Tree, rel string) <-chan Result {
 	ch := make(chan Result, 1)
+	b.sendMu.RLock()
+	defer b.sendMu.RUnlock()
+	if b.stopped {
+		ch <- Result{Err: errors.New("the batch is finished")}
+		return ch
+	}
+	b.mu.Lock()
+	if b.jobs == nil {
+		n := readers()
+		b.jobs = make(chan fileJob)
+		b.readers.Add(n)
+		for i := 0; i < n; i++ {
+			go b.reader(b.jobs)
+		}
+	}
+	jobs := b.jobs
+	b.mu.Unlock()
 	b.wg.Add(1)
-	b.sem <- struct{}{}
-	go func() {
-		defer b.wg.Done()
-		defer func() { <-b.sem }()
-		h, n, err := b.putFile(path)
-		ch <- Result{Hash: h, Size: n, Err: err}
-	}()
+	jobs <- fileJob{tree: tree, rel: rel, ch: ch}
 	return ch
 }
 
-func (b *Batch) putFile(path string) (Hash, int64, error) {
-	f, err := os.Open(path)
+func (b *Batch) reader(jobs <-chan fileJob) {
+	defer b.readers.Done()
+	for j := range jobs {
+		h, size, err := b.putFile(j.tree, j.rel)
+		j.ch <- Result{Hash: h, Size: size, Err: err}
+		b.wg.Done()
+	}
+}
+
+func (b *Batch) putFile(tree *Tree, rel string) (Hash, int64, error) {
+	f, err := tree.Open(rel)
 	if err != nil {
 		return Hash{}, 0, err
 	}
@@ -136,20 +168,15 @@ func (b *Batch) putFile(path string) (Hash, int64, error) {
 	if err != nil {
 		return Hash{}, 0, err
 	}
-	if !fi.Mode().IsRegular() {
-		return Hash{}, 0, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() <= smallFile {
-		data, err := io.ReadAll(io.LimitReader(f, smallFile+1))
-		if err != nil {
-			return Hash{}, 0, err
+	if size := fi.Size(); size <= smallFile {
+		// Read the file whole, then look for the object before writing
+		// anything: content already stored costs one read and one stat.
+		buf := make([]byte, size)
+		if _, err := io.ReadFull(f, buf); err != nil {
+			return Hash{}, 0, fmt.Errorf("%s changed while it was read: %w", rel, err)
 		}
-		if int64(len(data)) <= smallFile {
-			h, err := b.PutBytes(data)
-			return h, int64(len(data)), err
-		}
-		// It grew while we read it: stream what is there now.
-		return b.PutReader(io.MultiReader(bytes.NewReader(data), f))
+		h, err := b.PutBytes(buf)
+		return h, size, err
 	}
 	return b.PutReader(f)
 }
@@ -202,16 +229,11 @@ func (b *Batch) addPending(h Hash, tmp string, n int64) {
 // writeTemp writes a new read-only temporary file in the store's tmp/ and
 // returns its path; on error nothing is left behind.
 func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
-	f, err := os.CreateTemp(b.s.tmp(), "obj-*")
+	f, err := createTemp(b.s.tmp(), "obj-")
 	if err != nil {
 		return "", fmt.Errorf("cannot write to the store: %w", err)
 	}
 	if err := fill(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return "", err
-	}
-	if err := f.Chmod(0o444); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return "", err
@@ -223,15 +245,50 @@ func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
 	return f.Name(), nil
 }
 
+// createTemp creates a new file in dir for writing, already read-only (the
+// mode applies to later opens, not to this descriptor), so an object never
+// needs a chmod before it is renamed into place.
+func createTemp(dir, prefix string) (*os.File, error) {
+	var rnd [8]byte
+	for i := 0; ; i++ {
+		if _, err := rand.Read(rnd[:]); err != nil {
+			return nil, err
+		}
+		name := filepath.Join(dir, prefix+hex.EncodeToString(rnd[:]))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if errors.Is(err, fs.ErrExist) && i < 100 {
+			continue
+		}
+		return f, err
+	}
+}
+
 // Wait waits for every PutFile started so far.
 func (b *Batch) Wait() { b.wg.Wait() }
+
+// stopReaders ends the reader goroutines once no PutFile is in flight;
+// later PutFile calls fail.
+func (b *Batch) stopReaders() {
+	b.sendMu.Lock()
+	defer b.sendMu.Unlock()
+	b.stopped = true
+	b.wg.Wait()
+	b.mu.Lock()
+	jobs := b.jobs
+	b.jobs = nil
+	b.mu.Unlock()
+	if jobs != nil {
+		close(jobs)
+		b.readers.Wait()
+	}
+}
 
 // Commit makes every pending object durable and visible: one sync of the
 // store's filesystem for all the temporary files, then each is linked under
 // its final name (a link never replaces an existing file, so an object can
 // never be rewritten), then one more sync for the new directory entries.
 func (b *Batch) Commit() error {
-	b.wg.Wait()
+	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.pending) == 0 {
@@ -240,11 +297,39 @@ func (b *Batch) Commit() error {
 	if err := syncStore(b.s.root, b.pendingFiles()); err != nil {
 		return err
 	}
+	// Renames are metadata work the filesystem can do for several
+	// goroutines at once.
+	type item struct {
+		h   Hash
+		tmp string
+	}
+	work := make(chan item)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for i := 0; i < readers(); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				if err := b.s.link(it.h, it.tmp); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
 	for h, tmp := range b.pending {
-		if err := b.s.link(h, tmp); err != nil {
-			return err
-		}
-		delete(b.pending, h)
+		work <- item{h, tmp}
+	}
+	close(work)
+	wg.Wait()
+	b.pending = map[Hash]string{}
+	select {
+	case err := <-errs:
+		return err
+	default:
 	}
 	return syncStore(b.s.root, nil)
 }
@@ -259,7 +344,7 @@ func (b *Batch) pendingFiles() []string {
 
 // Abort removes the batch's temporary files; nothing it stored stays.
 func (b *Batch) Abort() {
-	b.wg.Wait()
+	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for h, tmp := range b.pending {
@@ -268,29 +353,41 @@ func (b *Batch) Abort() {
 	}
 }
 
-// link puts the temporary file tmp under h's final name and removes tmp.
-// When the name already exists (another writer got there first) the existing
-// object is kept if it has the same size and the write is refused otherwise.
+// link puts the temporary file tmp under h's final name. The name is never
+// replaced: when it already exists (another writer got there first) the
+// existing object is kept if it has the same size, and the write is refused
+// otherwise. tmp is gone afterwards either way.
 func (s *Store) link(h Hash, tmp string) error {
 	final := s.objectPath(h)
-	err := os.Link(tmp, final)
+	err := renameNoReplace(tmp, final)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+			os.Remove(tmp)
 			return err
 		}
-		err = os.Link(tmp, final)
+		err = renameNoReplace(tmp, final)
 	}
 	if errors.Is(err, fs.ErrExist) {
 		fi, serr := os.Stat(tmp)
 		got, gerr := s.Stat(h)
+		os.Remove(tmp)
 		if serr == nil && gerr == nil && got != fi.Size() {
-			os.Remove(tmp)
 			return &ImmutableError{Hash: h, Detail: fmt.Sprintf("the stored copy has %d bytes, not %d (run 'ctx fsck')", got, fi.Size())}
 		}
 		err = gerr
 	}
 	if err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("cannot store object %s: %w", h, err)
+	}
+	return nil
+}
+
+// linkNoReplace is renameNoReplace for systems without an atomic
+// no-replace rename: link never replaces an existing name.
+func linkNoReplace(tmp, final string) error {
+	if err := os.Link(tmp, final); err != nil {
+		return err
 	}
 	return os.Remove(tmp)
 }
@@ -305,15 +402,12 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 		}
 		return h, false, nil
 	}
-	f, err := os.CreateTemp(s.tmp(), "obj-*")
+	f, err := createTemp(s.tmp(), "obj-")
 	if err != nil {
 		return h, false, fmt.Errorf("cannot write to the store: %w", err)
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o444)
-	}
 	if err == nil {
 		err = f.Sync()
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 // maxDepth bounds nesting so hostile input yields an error instead of
-// exhausting the stack or making reordering cost grow without limit.
+// growing the recursive descent's stack without limit.
 const maxDepth = 1000
 
 // Error describes why a value cannot be canonicalized.
@@ -54,6 +54,9 @@ func Append(dst, src []byte) ([]byte, error) {
 	p.pos = 0
 	p.out = dst
 	ok := p.document()
+	if ok {
+		p.finish()
+	}
 	out := p.out
 	var err *Error
 	if !ok {
@@ -92,8 +95,13 @@ type parser struct {
 
 	members []member // shared stack: each open object owns a suffix
 	arena   []byte   // decoded keys that contained escapes
-	tmp     []byte   // scratch copy used while reordering members
 	keys    []sortKey
+
+	// Deferred reordering, applied once by finish.
+	unsorted []reorder
+	order    []span
+	tmp      []byte // the output region being reordered
+	tmpBase  int    // output offset of tmp[0]
 
 	errOff int
 	errMsg string
@@ -109,6 +117,8 @@ func (p *parser) release() {
 	p.members = p.members[:0]
 	p.arena = p.arena[:0]
 	p.tmp = p.tmp[:0]
+	p.unsorted = p.unsorted[:0]
+	p.order = p.order[:0]
 	p.segs = p.segs[:0]
 	p.errMsg = ""
 	// Big enough to keep the scratch for typical multi-megabyte manifests,
@@ -125,6 +135,12 @@ func (p *parser) release() {
 	}
 	if cap(p.keys) > keep/64 {
 		p.keys = nil
+	}
+	if cap(p.unsorted) > keep/64 {
+		p.unsorted = nil
+	}
+	if cap(p.order) > keep/64 {
+		p.order = nil
 	}
 	parserPool.Put(p)
 }
@@ -389,8 +405,9 @@ type sortKey struct {
 	m   int
 }
 
-// sortMembers puts the members written at out[body:] into RFC 8785 order
-// and rejects duplicate keys, which only become adjacent once sorted.
+// sortMembers works out the RFC 8785 order of the members written at
+// out[body:] and rejects duplicate keys, which only become adjacent once
+// sorted.
 func (p *parser) sortMembers(ms []member, body int) bool {
 	ks := p.keys[:0]
 	for i := range ms {
@@ -435,17 +452,90 @@ func (p *parser) sortKeys(ms []member, ks []sortKey, body int) bool {
 			return p.duplicate(&ms[max(ks[i-1].m, ks[i].m)])
 		}
 	}
-	p.tmp = append(p.tmp[:0], p.out[body:]...)
-	w := body
-	for i, k := range ks {
-		if i > 0 {
-			p.out[w] = ','
-			w++
-		}
-		m := &ms[k.m]
-		w += copy(p.out[w:], p.tmp[m.start-body:m.end-body])
+	// Record the order instead of moving bytes now: moving at every level
+	// would copy a large member once per enclosing unsorted object, letting
+	// deep input multiply the work by the nesting depth.
+	lo := len(p.order)
+	for _, k := range ks {
+		p.order = append(p.order, span{ms[k.m].start, ms[k.m].end})
 	}
+	// The closing brace is appended right after this returns.
+	p.unsorted = append(p.unsorted, reorder{start: body - 1, end: len(p.out) + 1, lo: lo, hi: len(p.order)})
 	return true
+}
+
+// span is a member's `"key":value` bytes in the output.
+type span struct{ start, end int }
+
+// reorder is an object whose members were written in source order and must
+// be emitted in the order order[lo:hi] gives.
+type reorder struct {
+	start, end int // the object's braces in the output, end exclusive
+	lo, hi     int // its members in sorted order, as indexes into order
+}
+
+// finish applies all recorded reorders in one pass, so every output byte
+// is moved at most once whatever the nesting.
+func (p *parser) finish() {
+	if len(p.unsorted) == 0 {
+		return
+	}
+	// Objects were recorded as they closed, children before parents;
+	// emission walks them in document order.
+	slices.SortFunc(p.unsorted, func(a, b reorder) int { return a.start - b.start })
+	lo, hi := p.unsorted[0].start, 0
+	for _, r := range p.unsorted {
+		hi = max(hi, r.end)
+	}
+	p.tmp = append(p.tmp[:0], p.out[lo:hi]...)
+	p.tmpBase = lo
+	if w := p.emit(lo, lo, hi, 0, len(p.unsorted)); w != hi {
+		panic("jcs: reordering changed the output length")
+	}
+}
+
+// emit copies the output bytes [lo, hi), as saved in tmp, back to out[w:]
+// with every unsorted object inside rewritten in sorted order, and returns
+// the new write position. Only unsorted[k:kEnd] can start inside [lo, hi).
+func (p *parser) emit(w, lo, hi, k, kEnd int) int {
+	u := p.unsorted[:kEnd]
+	k = searchStart(u, k, lo)
+	for k < len(u) && u[k].start < hi {
+		r := u[k]
+		// Objects nested in r follow it directly in document order.
+		inner := k + 1
+		k = searchStart(u, inner, r.end)
+		w += copy(p.out[w:], p.tmp[lo-p.tmpBase:r.start-p.tmpBase])
+		p.out[w] = '{'
+		w++
+		for i, m := range p.order[r.lo:r.hi] {
+			if i > 0 {
+				p.out[w] = ','
+				w++
+			}
+			w = p.emit(w, m.start, m.end, inner, k)
+		}
+		p.out[w] = '}'
+		w++
+		lo = r.end
+	}
+	return w + copy(p.out[w:], p.tmp[lo-p.tmpBase:hi-p.tmpBase])
+}
+
+// searchStart returns the first index i >= k with u[i].start >= x; binary
+// search keeps hostile shapes (many siblings, deep chains) from making
+// emission quadratic.
+func searchStart(u []reorder, k, x int) int {
+	lo, hi := k, len(u)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if u[mid].start < x {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 func (p *parser) duplicate(m *member) bool {

@@ -526,6 +526,131 @@ func TestDecimalFastPath(t *testing.T) {
 	}
 }
 
+// TestRandomDocuments compares random documents, spelled with random
+// whitespace, escapes and number syntax, against the reference.
+func TestRandomDocuments(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	chars := []rune{'a', 'b', 'Z', '0', ' ', '"', '\\', '/', '\n', 0x01, 0x1f, 0x7f, 0xe9, 0x2028, 0xd7ff, 0xe000, 0xfb33, 0xffff, 0x10000, 0x1f600}
+	var str func(b *strings.Builder)
+	str = func(b *strings.Builder) {
+		b.WriteByte('"')
+		for range r.IntN(4) {
+			c := chars[r.IntN(len(chars))]
+			switch {
+			case r.IntN(2) == 0:
+				for _, u := range utf16.Encode([]rune{c}) {
+					fmt.Fprintf(b, `\u%04X`, u)
+				}
+			case c == '"' || c == '\\':
+				b.WriteByte('\\')
+				b.WriteRune(c)
+			case c < 0x20:
+				fmt.Fprintf(b, `\u%04x`, c)
+			default:
+				b.WriteRune(c)
+			}
+		}
+		b.WriteByte('"')
+	}
+	ws := func(b *strings.Builder) {
+		b.WriteString([]string{"", "", " ", "\n\t", "\r\n  "}[r.IntN(5)])
+	}
+	var val func(b *strings.Builder, depth int)
+	val = func(b *strings.Builder, depth int) {
+		ws(b)
+		switch n := r.IntN(10); {
+		case depth < 6 && n < 3:
+			b.WriteByte('{')
+			seen := map[string]bool{}
+			for range r.IntN(6) {
+				var kb strings.Builder
+				str(&kb)
+				var k string
+				if err := json.Unmarshal([]byte(kb.String()), &k); err != nil {
+					t.Fatal(err)
+				}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				if len(seen) > 1 {
+					b.WriteByte(',')
+				}
+				ws(b)
+				b.WriteString(kb.String())
+				ws(b)
+				b.WriteByte(':')
+				val(b, depth+1)
+			}
+			ws(b)
+			b.WriteByte('}')
+		case depth < 6 && n < 5:
+			b.WriteByte('[')
+			for i := range r.IntN(5) {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				val(b, depth+1)
+			}
+			ws(b)
+			b.WriteByte(']')
+		case n < 7:
+			str(b)
+		case n < 9:
+			f := math.Float64frombits(r.Uint64())
+			if math.IsNaN(f) || math.IsInf(f, 0) || r.IntN(2) == 0 {
+				f = float64(r.IntN(2000)-1000) / []float64{1, 8, 1000, 1e9}[r.IntN(4)]
+			}
+			format := []byte{'e', 'E', 'g'}[r.IntN(3)]
+			b.WriteString(strconv.FormatFloat(f, format, -1, 64))
+		default:
+			b.WriteString([]string{"true", "false", "null"}[r.IntN(3)])
+		}
+		ws(b)
+	}
+	for range 20000 {
+		var b strings.Builder
+		val(&b, 0)
+		in := []byte(b.String())
+		want, err := refCanonical(in)
+		if err != nil {
+			t.Fatalf("generator produced invalid JSON %q: %v", in, err)
+		}
+		got, err := Canonicalize(in)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("Canonicalize(%q)\n got %q, %v\nwant %q", in, got, err, want)
+		}
+	}
+}
+
+// TestHostileShapes covers inputs built to multiply work: a large member
+// that every enclosing object must move, and many unsorted siblings each
+// holding unsorted children. Reordering happens once at the end, so both
+// are linear; the test checks the result against the reference.
+func TestHostileShapes(t *testing.T) {
+	big := strings.Repeat("x", 1<<16)
+	deep := strings.Repeat(`{"b":`, maxDepth) + `"` + big + `"` + strings.Repeat(`,"a":1}`, maxDepth)
+	var wide strings.Builder
+	wide.WriteByte('{')
+	for i := 2000; i > 0; i-- {
+		if i < 2000 {
+			wide.WriteByte(',')
+		}
+		fmt.Fprintf(&wide, `"k%05d":{"z":[{"y":1,"x":2}],"a":%d}`, i, i)
+	}
+	wide.WriteByte('}')
+	for _, in := range []string{deep, wide.String()} {
+		want, err := refCanonical([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Canonicalize([]byte(in))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("Canonicalize(%.80q...) differs from reference: %v", in, err)
+		}
+	}
+}
+
 // refCanonical is a deliberately naive RFC 8785 implementation used as a
 // test oracle: it shares no code with the package.
 func refCanonical(src []byte) ([]byte, error) {

@@ -1,0 +1,123 @@
+// Package diffcmd is ctx diff: the drift report between two runs, each a
+// pack, a manifest file, an execution log or a replay stream.
+package diffcmd
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/diff"
+)
+
+const name = "ctx-diff"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx diff [flags] A B",
+		Summary:  "Report the drift between two runs: prompts, tools, parameters, outputs.",
+		Help: `A and B are each a pack (ctx://HEX, sha256:HEX, HEX, a unique prefix of
+4+ hex digits, latest, or a tag), a manifest file, an execution log file,
+or - for standard input holding a manifest, a log, or the NDJSON stream of
+'ctx replay' (that side is then the replayed run). An argument is a file
+when it names an existing file or contains a slash (ctx://HEX excepted).
+A log is turned into a manifest in memory: nothing is written, and no
+store is needed to diff two files.
+
+The report is one JSON document: {"a", "b", "drift": [...], "summary",
+"first_divergence"}, each drift entry typed (prompt_drift, tool_drift,
+param_drift, reasoning_drift, output_drift, model_drift, input_drift,
+environment_drift) with the section, step or name, the change (modified,
+added, removed), both sides' values and a plain sentence in "detail".
+--human prints those sentences grouped by section, with the first line
+where a changed text differs.
+
+Steps are compared by index: step i of A with step i of B, the surplus of
+the longer run added or removed. --align=sequence aligns the sequences of
+tool calls instead, so one inserted step is one added entry. Parameters
+compare canonically: key order, white space and JSON held in a string
+argument never count as drift.
+
+Exit status: 0 no drift, 1 drift found, 2 error (a side not found, not
+readable or malformed).`,
+		Examples: `ctx diff baseline latest
+ctx diff --human 3f2b71b8 9c1e4d20
+ctx diff baseline.json new-run.json        # two logs, no store needed
+ctx diff --align=sequence a.json b.json | jq '.drift[] | select(.type == "param_drift")'
+ctx diff baseline latest | jq -e '.summary.prompt_drift == 0'
+ctx replay latest | ctx diff latest -`,
+	}
+}
+
+type config struct {
+	store string
+	human bool
+	align string
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.BoolVar(&c.human, "human", false, "print plain sentences grouped by section instead of JSON")
+	fs.StringVar(&c.align, "align", diff.AlignIndex, "`mode` of step alignment: index (step i with step i) or sequence (by the sequence of tool calls)")
+}
+
+// Main runs ctx diff with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx diff.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	if len(args) != 2 {
+		return cli.Usagef("ctx diff takes two runs, A and B")
+	}
+	if args[0] == "-" && args[1] == "-" {
+		return cli.Usagef("standard input can be only one side")
+	}
+	if cfg.align != diff.AlignIndex && cfg.align != diff.AlignSequence {
+		return cli.Usagef("--align: %q is not index or sequence", cfg.align)
+	}
+	st, err := cli.FindStore(cfg.store)
+	if err != nil {
+		return err
+	}
+	l := &loader{st: st, stdin: stdin, blobs: &blobCache{st: st, keep: cfg.human}}
+	defer l.close()
+	sides := l.loadBoth(args[0], args[1])
+	msg := cli.Messenger{Name: name, W: stderr}
+	for _, s := range sides {
+		for _, w := range s.warnings {
+			msg.Warnf("%s", w)
+		}
+	}
+	for _, s := range sides {
+		if s.err != nil {
+			return s.err
+		}
+	}
+	r, err := diff.Compare(sides[0].m, sides[1].m, diff.Options{Align: cfg.align})
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	if cfg.human {
+		color := cli.UseColor(stdout)
+		paint := func(code, s string) string { return cli.Paint(color, code, s) }
+		err = diff.WriteHuman(stdout, r, l.blobs, paint)
+	} else {
+		err = cli.WriteJSON(stdout, r)
+	}
+	if err != nil {
+		return err
+	}
+	if r.Summary.Total > 0 {
+		return cli.Exit(cli.ExitFinding)
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package diffcmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/diff"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// loader turns each argument into the manifest of a run. Both sides load
+// at once; what a side has to say waits in its side value, so messages
+// come out in the same order every time.
+type loader struct {
+	st    *store.Store // nil when there is none: files still work
+	stdin io.Reader
+	blobs *blobCache
+
+	mu       sync.Mutex
+	cleanups []func()
+}
+
+func (l *loader) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, f := range l.cleanups {
+		f()
+	}
+}
+
+func (l *loader) onClose(f func()) {
+	l.mu.Lock()
+	l.cleanups = append(l.cleanups, f)
+	l.mu.Unlock()
+}
+
+// side is one loaded side: its manifest or the error, and the warnings
+// reading it gave.
+type side struct {
+	m        *pack.Manifest
+	err      error
+	warnings []string
+}
+
+// loadBoth reads A and B concurrently (reading and checking a manifest is
+// most of the work of a diff) and returns them in order.
+func (l *loader) loadBoth(a, b string) [2]side {
+	var out [2]side
+	var wg sync.WaitGroup
+	for i, arg := range []string{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &out[i]
+			s.m, s.err = l.load(string(rune('A'+i)), arg, func(w string) { s.warnings = append(s.warnings, w) })
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// load reads one side. Every error and warning names the side:
+// "A (run.json): ...".
+func (l *loader) load(letter, arg string, warn func(string)) (*pack.Manifest, error) {
+	label := fmt.Sprintf("%s (%s)", letter, arg)
+	warnf := func(format string, args ...any) { warn(label + ": " + fmt.Sprintf(format, args...)) }
+	if arg == "-" {
+		label = letter + " (standard input)"
+		m, err := l.read(l.stdin, ".", warnf)
+		return m, sideError(label, err)
+	}
+	if isFile(arg) {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, sideError(label, fmt.Errorf("cannot read %s: %v", arg, unwrapPath(err)))
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return nil, sideError(label, fmt.Errorf("cannot read %s: it is a directory", arg))
+		}
+		m, err := l.read(f, filepath.Dir(arg), warnf)
+		return m, sideError(label, err)
+	}
+	m, err := l.pack(arg)
+	return m, sideError(label, err)
+}
+
+// isFile says whether an argument is read as a file: it names one that
+// exists, or it contains a slash (and so is never a pack name). ctx://HEX
+// holds slashes but is the pack naming form ctx pack prints: it is always
+// a pack name.
+func isFile(arg string) bool {
+	if strings.HasPrefix(arg, "ctx://") {
+		return false
+	}
+	if strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) {
+		return true
+	}
+	_, err := os.Stat(arg)
+	return err == nil
+}
+
+// pack resolves a pack name in the store.
+func (l *loader) pack(name string) (*pack.Manifest, error) {
+	if l.st == nil {
+		return nil, cli.Errorf(cli.ExitTrouble, "no .ctx store found (run 'ctx init')").
+			WithHint("%q is read as a pack name: there is no file of that name", name)
+	}
+	h, err := l.st.ResolvePack(name)
+	if err != nil {
+		return nil, nameError(err, name)
+	}
+	m, err := pack.Load(l.st, h)
+	if err != nil {
+		return nil, nameError(err, name)
+	}
+	return m, nil
+}
+
+// nameError adds hints to a resolution error, as ctx show does.
+func nameError(err error, name string) error {
+	var amb *store.AmbiguousError
+	e := &cli.Error{Code: cli.ExitTrouble, Err: err}
+	switch {
+	case errors.As(err, &amb):
+		for _, c := range amb.Candidates {
+			e.WithHint("candidate %s", c)
+		}
+	case errors.Is(err, store.ErrNotFound):
+		e.WithHint("'ctx log' lists the packs in this store; %q is read as a pack name: there is no file of that name", name)
+	}
+	return e
+}
+
+// read reads a manifest, a log or a replay stream from r; root is where
+// a log's relative paths resolve.
+func (l *loader) read(r io.Reader, root string, warnf func(string, ...any)) (*pack.Manifest, error) {
+	kind, in, cleanup, err := sniffInput(r)
+	if cleanup != nil {
+		l.onClose(cleanup)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case diff.KindManifest:
+		return readManifest(in)
+	case diff.KindReplay:
+		return l.replay(in, warnf)
+	default:
+		return l.log(in, root, warnf)
+	}
+}
+
+// readManifest reads a manifest file. A hash field must name the content:
+// a manifest edited by hand, or damaged, is refused rather than trusted.
+func readManifest(r io.Reader) (*pack.Manifest, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	m, err := pack.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	_, h, err := pack.Encode(m)
+	if err != nil {
+		return nil, err
+	}
+	if m.Hash != "" && m.Hash != h.String() {
+		return nil, fmt.Errorf("manifest says its hash is %s but its content hashes to %s (edited or damaged?)", m.Hash, h)
+	}
+	m.Hash = h.String()
+	return m, nil
+}
+
+// log builds a manifest from an execution log in memory: content is only
+// hashed (and, for --human, kept when small), nothing is stored. A store,
+// when there is one, resolves content_ref without writing to it.
+func (l *loader) log(r io.Reader, root string, warnf func(string, ...any)) (*pack.Manifest, error) {
+	res, err := pack.Build(r, l.blobs, pack.Options{
+		Root:            root,
+		SourceDateEpoch: os.Getenv("SOURCE_DATE_EPOCH"),
+		Store:           l.st,
+		Warn:            func(s string) { warnf("%s", s) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	m := res.Manifest
+	_, h, err := pack.Encode(m)
+	if err != nil {
+		return nil, err
+	}
+	m.Hash = h.String()
+	return m, nil
+}
+
+// replay reads a replay stream and returns the replayed run: the pack it
+// names with the replay's outcomes, or the pack it saved when that is in
+// the store.
+func (l *loader) replay(r io.Reader, warnf func(string, ...any)) (*pack.Manifest, error) {
+	rp, err := diff.ReadReplay(r)
+	if err != nil {
+		return nil, err
+	}
+	if l.st == nil {
+		return nil, cli.Errorf(cli.ExitTrouble, "no .ctx store found (run 'ctx init'): a replay stream is read against its pack %s", rp.Report.Pack)
+	}
+	if s := rp.Report.Saved; s != nil && l.st.Has(*s) {
+		return pack.Load(l.st, *s)
+	}
+	orig, err := pack.Load(l.st, rp.Report.Pack)
+	if err != nil {
+		return nil, fmt.Errorf("the replayed pack: %w", err)
+	}
+	m, warnings, err := rp.Apply(orig)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range warnings {
+		warnf("%s", w)
+	}
+	_, h, err := pack.Encode(m)
+	if err != nil {
+		return nil, err
+	}
+	m.Hash = h.String()
+	return m, nil
+}
+
+// sideError puts the side's label before every line of an error, keeping
+// its exit code and hints.
+func sideError(label string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *cli.Error
+	if errors.As(err, &ce) && ce.Err != nil {
+		out := &cli.Error{Code: ce.Code, Err: prefixLines(label, ce.Err), Hints: ce.Hints}
+		return out
+	}
+	var se *pack.SyntaxError
+	if errors.As(err, &se) {
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", label, se)
+	}
+	return &cli.Error{Code: cli.ExitTrouble, Err: prefixLines(label, err)}
+}
+
+// prefixLines prefixes each line of err's message, so every problem of an
+// invalid log says which side it is in.
+func prefixLines(label string, err error) error {
+	lines := strings.Split(strings.TrimRight(err.Error(), "\n"), "\n")
+	for i, line := range lines {
+		lines[i] = label + ": " + line
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,492 @@
+package diff
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Options control a comparison.
+type Options struct {
+	// Align is AlignIndex (the default) or AlignSequence.
+	Align string
+}
+
+// Compare reports the drift from run a to run b. The manifests' Hash fields
+// name the sides in the report; Compare does not change either manifest.
+func Compare(a, b *pack.Manifest, opts Options) (*Report, error) {
+	switch opts.Align {
+	case "", AlignIndex, AlignSequence:
+	default:
+		return nil, fmt.Errorf("unknown alignment %q (index or sequence)", opts.Align)
+	}
+	c := &comparison{a: a, b: b}
+	c.model()
+	c.systemPrompt()
+	c.prompts()
+	c.inputs()
+	c.steps(opts.Align)
+	c.outputs()
+	c.environment()
+
+	r := &Report{A: a.Hash, B: b.Hash, Drift: c.out}
+	if r.Drift == nil {
+		r.Drift = []Entry{}
+	}
+	for _, e := range r.Drift {
+		r.Summary.add(e.Type)
+		if e.Section != SectionSteps {
+			continue
+		}
+		// The steps before the first drifting one are the same on both
+		// sides, so its index is the same in A and B (see alignSequence).
+		s := *e.Step
+		if e.StepB != nil {
+			s = min(s, *e.StepB)
+		}
+		if r.FirstDivergence == nil || s < *r.FirstDivergence {
+			r.FirstDivergence = &s
+		}
+	}
+	return r, nil
+}
+
+type comparison struct {
+	a, b *pack.Manifest
+	out  []Entry
+}
+
+func (c *comparison) add(e Entry) { c.out = append(c.out, e) }
+
+func (c *comparison) model() {
+	if c.a.Model.Identifier != c.b.Model.Identifier {
+		c.add(Entry{
+			Type: ModelDrift, Section: SectionModel, Field: "/identifier", Change: Modified,
+			A: encodeValue(c.a.Model.Identifier), B: encodeValue(c.b.Model.Identifier),
+			Detail: fmt.Sprintf("model identifier changed from %s to %s", show(encodeValue(c.a.Model.Identifier)), show(encodeValue(c.b.Model.Identifier))),
+		})
+	}
+	for _, p := range compareObjects(c.a.Model.Parameters, c.b.Model.Parameters) {
+		c.add(Entry{
+			Type: ModelDrift, Section: SectionModel, Field: "/parameters" + p.Path, Change: p.Change,
+			A: p.A, B: p.B,
+			Detail: "model " + paramPhrase(p),
+		})
+	}
+}
+
+// compareObjects compares two optional JSON objects, absent being empty.
+func compareObjects(a, b json.RawMessage) []Param {
+	if len(a) == 0 || string(a) == "null" {
+		a = json.RawMessage("{}")
+	}
+	if len(b) == 0 || string(b) == "null" {
+		b = json.RawMessage("{}")
+	}
+	if paramKey(a) == paramKey(b) {
+		return nil
+	}
+	return compareParams(a, b)
+}
+
+func (c *comparison) systemPrompt() {
+	ha, hb := c.a.SystemPrompt, c.b.SystemPrompt
+	if sameRef(ha, hb) {
+		return
+	}
+	e := Entry{Type: PromptDrift, Section: SectionSystemPrompt, Change: change(ha != nil, hb != nil), A: ref(ha), B: ref(hb)}
+	switch e.Change {
+	case Modified:
+		e.Detail = fmt.Sprintf("system prompt changed from %s to %s", short(ha), short(hb))
+	case Added:
+		e.Detail = fmt.Sprintf("system prompt added (%s)", short(hb))
+	default:
+		e.Detail = fmt.Sprintf("system prompt removed (was %s)", short(ha))
+	}
+	c.add(e)
+}
+
+func (c *comparison) prompts() {
+	pa, pb := c.a.Prompts, c.b.Prompts
+	for i := 0; i < max(len(pa), len(pb)); i++ {
+		idx := i
+		e := Entry{Type: PromptDrift, Section: SectionPrompts, Index: &idx}
+		switch {
+		case i >= len(pa):
+			p := pb[i]
+			e.Change, e.Role, e.A, e.B = Added, p.Role, null(), ref(&p.ContentRef)
+			e.Detail = fmt.Sprintf("prompt %d (%s) added (%s)", i, clip(p.Role, 40), short(&p.ContentRef))
+		case i >= len(pb):
+			p := pa[i]
+			e.Change, e.Role, e.A, e.B = Removed, p.Role, ref(&p.ContentRef), null()
+			e.Detail = fmt.Sprintf("prompt %d (%s) removed (was %s)", i, clip(p.Role, 40), short(&p.ContentRef))
+		default:
+			a, b := pa[i], pb[i]
+			sameContent, sameRole := a.ContentRef == b.ContentRef, a.Role == b.Role
+			if sameContent && sameRole {
+				continue
+			}
+			e.Change, e.Role, e.A, e.B = Modified, b.Role, ref(&a.ContentRef), ref(&b.ContentRef)
+			switch {
+			case sameContent:
+				e.ARole, e.BRole = a.Role, b.Role
+				e.Detail = fmt.Sprintf("prompt %d: role changed from %s to %s", i, clip(a.Role, 40), clip(b.Role, 40))
+			case sameRole:
+				e.Detail = fmt.Sprintf("prompt %d (%s) changed from %s to %s", i, clip(a.Role, 40), short(&a.ContentRef), short(&b.ContentRef))
+			default:
+				e.ARole, e.BRole = a.Role, b.Role
+				e.Detail = fmt.Sprintf("prompt %d changed from %s (%s) to %s (%s)", i, short(&a.ContentRef), clip(a.Role, 40), short(&b.ContentRef), clip(b.Role, 40))
+			}
+		}
+		c.add(e)
+	}
+}
+
+// named is a file of either list, for matching inputs and outputs by name.
+type named struct {
+	ref  store.Hash
+	size int64
+}
+
+// byName indexes files by name; a name given twice keeps its first entry.
+func byName[T any](list []T, get func(T) (string, named)) (map[string]named, []string) {
+	m := make(map[string]named, len(list))
+	var names []string
+	for _, f := range list {
+		n, v := get(f)
+		if _, dup := m[n]; dup {
+			continue
+		}
+		m[n] = v
+		names = append(names, n)
+	}
+	return m, names
+}
+
+// files compares two lists of named files; entries come in name order.
+func (c *comparison) files(typ, section, what string, a, b map[string]named, namesA, namesB []string) []Entry {
+	names := append(append([]string(nil), namesA...), namesB...)
+	sort.Strings(names)
+	var out []Entry
+	for i, n := range names {
+		if i > 0 && names[i-1] == n {
+			continue
+		}
+		fa, inA := a[n]
+		fb, inB := b[n]
+		e := Entry{Type: typ, Section: section, Name: n, Change: change(inA, inB), A: null(), B: null()}
+		if inA {
+			e.A, e.ASize = ref(&fa.ref), &fa.size
+		}
+		if inB {
+			e.B, e.BSize = ref(&fb.ref), &fb.size
+		}
+		switch e.Change {
+		case Modified:
+			if fa.ref == fb.ref {
+				continue
+			}
+			e.Detail = fmt.Sprintf("%s %s changed from %s to %s", what, n, sized(fa.ref, fa.size), sized(fb.ref, fb.size))
+		case Added:
+			e.Detail = fmt.Sprintf("%s %s added (%s, %s)", what, n, fb.ref.Short(), Size(fb.size))
+		default:
+			e.Detail = fmt.Sprintf("%s %s removed (was %s, %s)", what, n, fa.ref.Short(), Size(fa.size))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (c *comparison) inputs() {
+	get := func(f pack.File) (string, named) { return f.Name, named{f.ContentRef, f.Size} }
+	a, na := byName(c.a.Inputs, get)
+	b, nb := byName(c.b.Inputs, get)
+	for _, e := range c.files(InputDrift, SectionInputs, "input", a, b, na, nb) {
+		c.add(e)
+	}
+}
+
+func (c *comparison) outputs() {
+	get := func(o pack.Output) (string, named) { return o.Name, named{o.ContentRef, o.Size} }
+	a, na := byName(c.a.Outputs, get)
+	b, nb := byName(c.b.Outputs, get)
+	entries := c.files(OutputDrift, SectionOutputs, "output", a, b, na, nb)
+	// Confidence and notes are part of what an output claims: a change is
+	// drift even when the content is the same.
+	meta := func(list []pack.Output) map[string]pack.Output {
+		m := make(map[string]pack.Output, len(list))
+		for _, o := range list {
+			if _, dup := m[o.Name]; !dup {
+				m[o.Name] = o
+			}
+		}
+		return m
+	}
+	ma, mb := meta(c.a.Outputs), meta(c.b.Outputs)
+	names := make([]string, 0, len(ma))
+	for n := range ma {
+		if _, ok := mb[n]; ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		oa, ob := ma[n], mb[n]
+		for _, f := range []struct{ field, a, b string }{{"confidence", oa.Confidence, ob.Confidence}, {"notes", oa.Notes, ob.Notes}} {
+			if f.a == f.b {
+				continue
+			}
+			e := Entry{Type: OutputDrift, Section: SectionOutputs, Name: n, Field: f.field, Change: change(f.a != "", f.b != ""), A: optString(f.a), B: optString(f.b)}
+			switch e.Change {
+			case Modified:
+				e.Detail = fmt.Sprintf("output %s: %s changed from %s to %s", n, f.field, show(e.A), show(e.B))
+			case Added:
+				e.Detail = fmt.Sprintf("output %s: %s added (%s)", n, f.field, show(e.B))
+			default:
+				e.Detail = fmt.Sprintf("output %s: %s removed (was %s)", n, f.field, show(e.A))
+			}
+			entries = append(entries, e)
+		}
+	}
+	// Keep the section in name order, content before confidence and notes.
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+	for _, e := range entries {
+		c.add(e)
+	}
+}
+
+func (c *comparison) environment() {
+	for _, p := range compareObjects(c.a.Environment, c.b.Environment) {
+		e := Entry{Type: EnvironmentDrift, Section: SectionEnvironment, Field: p.Path, Change: p.Change, A: p.A, B: p.B}
+		what := "environment " + fieldName(p.Path)
+		if tool, ok := strings.CutPrefix(p.Path, "/tool_versions/"); ok && !strings.Contains(tool, "/") {
+			e.Tool = unescapePointer(tool)
+			what = "tool version of " + e.Tool
+		}
+		e.Detail = what + " " + changePhrase(p)
+		c.add(e)
+	}
+}
+
+// steps aligns the steps and compares each aligned pair.
+func (c *comparison) steps(align string) {
+	sa, sb := c.a.Steps, c.b.Steps
+	var pairs []pair
+	if align == AlignSequence {
+		ids := map[string]int{}
+		intern := func(s string) int {
+			id, ok := ids[s]
+			if !ok {
+				id = len(ids)
+				ids[s] = id
+			}
+			return id
+		}
+		keys := func(steps []pack.Step) (key, tool []int) {
+			key, tool = make([]int, len(steps)), make([]int, len(steps))
+			for i, s := range steps {
+				tool[i] = intern("t\x00" + s.Tool)
+				key[i] = intern("k\x00" + s.Tool + "\x00" + paramKey(s.Parameters))
+			}
+			return key, tool
+		}
+		ka, ta := keys(sa)
+		kb, tb := keys(sb)
+		pairs = alignSequence(ka, kb, ta, tb)
+	} else {
+		pairs = alignIndex(len(sa), len(sb))
+	}
+	for _, p := range pairs {
+		switch {
+		case p.a < 0:
+			s := sb[p.b]
+			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.b), Change: Added, Tool: s.Tool,
+				A: null(), B: encodeValue(s.Tool),
+				Detail: fmt.Sprintf("step %d %s: added (only in B)", p.b, clip(s.Tool, 60))})
+		case p.b < 0:
+			s := sa[p.a]
+			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.a), Change: Removed, Tool: s.Tool,
+				A: encodeValue(s.Tool), B: null(),
+				Detail: fmt.Sprintf("step %d %s: removed (only in A)", p.a, clip(s.Tool, 60))})
+		default:
+			c.step(sa[p.a], sb[p.b], p.a, p.b)
+		}
+	}
+}
+
+// step compares two aligned steps: another tool is tool drift and nothing
+// more (its parameters and output mean something else); the same tool may
+// drift in its parameters, its output, or both.
+func (c *comparison) step(a, b pack.Step, i, j int) {
+	sameParams := equalRaw(a.Parameters, b.Parameters) || paramKey(a.Parameters) == paramKey(b.Parameters)
+	if a.Tool == b.Tool && sameParams && sameRef(a.OutputRef, b.OutputRef) {
+		return // the common case: no drift, nothing to say
+	}
+	where := fmt.Sprintf("step %d", i)
+	var stepB *int
+	if i != j {
+		where = fmt.Sprintf("step %d (%d in B)", i, j)
+		stepB = intp(j)
+	}
+	if a.Tool != b.Tool {
+		c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(i), StepB: stepB, Change: Modified,
+			A: encodeValue(a.Tool), B: encodeValue(b.Tool),
+			Detail: fmt.Sprintf("%s: tool changed from %s to %s", where, show(encodeValue(a.Tool)), show(encodeValue(b.Tool)))})
+		return
+	}
+	where += " " + clip(a.Tool, 60)
+	if !sameParams {
+		ps := compareParams(a.Parameters, b.Parameters)
+		phrases := make([]string, 0, 3)
+		for k, p := range ps {
+			if k == 3 {
+				phrases = append(phrases, fmt.Sprintf("and %d more", len(ps)-3))
+				break
+			}
+			phrases = append(phrases, paramPhrase(p))
+		}
+		c.add(Entry{Type: ParamDrift, Section: SectionSteps, Step: intp(i), StepB: stepB, Change: Modified, Tool: a.Tool,
+			Params: ps, Detail: where + ": " + strings.Join(phrases, ", ")})
+	}
+	if !sameRef(a.OutputRef, b.OutputRef) {
+		e := Entry{Type: ReasoningDrift, Section: SectionSteps, Step: intp(i), StepB: stepB, Change: Modified, Tool: a.Tool,
+			A: ref(a.OutputRef), B: ref(b.OutputRef), ASize: a.OutputSize, BSize: b.OutputSize}
+		e.Detail = fmt.Sprintf("%s: output changed from %s to %s", where, outputText(a), outputText(b))
+		c.add(e)
+	}
+}
+
+func outputText(s pack.Step) string {
+	if s.OutputRef == nil {
+		return "none"
+	}
+	if s.OutputSize == nil {
+		return s.OutputRef.Short()
+	}
+	return sized(*s.OutputRef, *s.OutputSize)
+}
+
+// equalRaw is the fast path of parameter comparison: packs hold canonical
+// parameters, so equal bytes are the common case.
+func equalRaw(a, b json.RawMessage) bool { return string(a) == string(b) }
+
+func change(inA, inB bool) string {
+	switch {
+	case inA && inB:
+		return Modified
+	case inB:
+		return Added
+	default:
+		return Removed
+	}
+}
+
+func sameRef(a, b *store.Hash) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+func ref(h *store.Hash) json.RawMessage {
+	if h == nil {
+		return null()
+	}
+	return json.RawMessage(`"` + h.String() + `"`)
+}
+
+func null() json.RawMessage { return json.RawMessage("null") }
+
+func optString(s string) json.RawMessage {
+	if s == "" {
+		return null()
+	}
+	return encodeValue(s)
+}
+
+func intp(i int) *int { return &i }
+
+func short(h *store.Hash) string {
+	if h == nil {
+		return "none"
+	}
+	return h.Short()
+}
+
+// sized is how a sentence names content: its short hash and size.
+func sized(h store.Hash, n int64) string { return h.Short() + " (" + Size(n) + ")" }
+
+// Size formats a byte count the way ctx show does: "612 B", "1.5 KiB".
+func Size(n int64) string {
+	if n < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, units := float64(n), []string{"KiB", "MiB", "GiB", "TiB"}
+	for i := range units {
+		f /= 1024
+		if f < 1024 || i == len(units)-1 {
+			return fmt.Sprintf("%.1f %s", f, units[i])
+		}
+	}
+	return ""
+}
+
+// paramPhrase is one changed parameter as words.
+func paramPhrase(p Param) string {
+	if p.Path == "" {
+		return "parameters " + changePhrase(p)
+	}
+	return "parameter " + p.Path + " " + changePhrase(p)
+}
+
+// changePhrase says how one value changed.
+func changePhrase(p Param) string {
+	switch p.Change {
+	case Added:
+		return "added (" + show(p.B) + ")"
+	case Removed:
+		return "removed (was " + show(p.A) + ")"
+	default:
+		return "changed from " + show(p.A) + " to " + show(p.B)
+	}
+}
+
+// fieldName names an environment field: its key when it is a plain
+// top-level one, else its JSON pointer.
+func fieldName(ptr string) string {
+	k := strings.TrimPrefix(ptr, "/")
+	if k == "" || strings.ContainsAny(k, "/~ ") {
+		return ptr
+	}
+	return k
+}
+
+func unescapePointer(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+}
+
+// show renders a JSON value for a sentence: a plain string as itself, any
+// other value as compact JSON, clipped.
+func show(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		if s != "" && !strings.ContainsAny(s, " \t\r\n\",()") && len(s) <= 80 {
+			return s
+		}
+		return clip(string(encodeValue(s)), 80)
+	}
+	return clip(string(raw), 80)
+}
+
+// clip shortens s to n runes with an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,134 @@
+package diff
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzParams checks the one rule of parameter comparison: paramKey gives
+// equal keys exactly when compareParams finds no change, a value never
+// differs from itself, and every change is valid JSON.
+func FuzzParams(f *testing.F) {
+	for _, s := range [][2]string{
+		{`{"path":"a.go"}`, `{"path":"b.go"}`},
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1.0}`},
+		{`{"arguments":"{\"x\": 1}"}`, `{"arguments":"{\"x\":1}"}`},
+		{`{"arguments":"[\"{\\\"y\\\": 2}\"]"}`, `{"arguments":"[\"{\\\"y\\\":2}\"]"}`},
+		{`{"a/b":{"c~d":null}}`, `{"a/b":{}}`},
+		{`{"s":"\u00e9"}`, `{"s":"é"}`},
+		{`{"n":1e400}`, `{"n":1}`},
+		{`{"a":1,"a":1}`, `{"a":1}`},
+		{`[`, `{}`},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		changes := compareParams(raw(a), raw(b))
+		same := paramKey(raw(a)) == paramKey(raw(b))
+		if same != (len(changes) == 0) {
+			t.Fatalf("paramKey equal = %v, compareParams found %s", same, js(changes))
+		}
+		if self := compareParams(raw(a), raw(a)); len(self) != 0 {
+			t.Fatalf("a value differs from itself: %s", js(self))
+		}
+		for _, p := range changes {
+			if !json.Valid(p.A) || !json.Valid(p.B) {
+				t.Fatalf("change %s holds invalid JSON", js(p))
+			}
+		}
+	})
+}
+
+// FuzzSniffer checks that the kind does not depend on how the input is cut
+// into chunks.
+func FuzzSniffer(f *testing.F) {
+	for _, s := range []string{
+		`{"created":"x","version":"0.1"}`,
+		`{"model":{"identifier":"m"},"prompts":[{"content":"hi"}],"steps":[]}`,
+		"{\"event\":\"step\",\"index\":0,\"status\":\"matched\"}\n",
+		"{\"event\":\"run\"}\n",
+		`{"system_prompt":{"path":"p.txt"}}`,
+		`{"a":"\\\"","version":1}`,
+		"",
+	} {
+		f.Add([]byte(s), uint(3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, cut uint) {
+		var whole Sniffer
+		k1, ok := whole.Feed(data)
+		if !ok {
+			k1 = whole.End()
+		}
+		var parts Sniffer
+		n := int(cut%uint(len(data)+1)) + 1
+		k2 := KindUnknown
+		for i := 0; i < len(data) && k2 == KindUnknown; i += n {
+			k2, _ = parts.Feed(data[i:min(i+n, len(data))])
+		}
+		if k2 == KindUnknown {
+			k2 = parts.End()
+		}
+		if k1 != k2 || k1 == KindUnknown {
+			t.Fatalf("whole: %v, in chunks of %d: %v", k1, n, k2)
+		}
+	})
+}
+
+// FuzzReadReplay checks that no stream makes the reader fail other than
+// with an error, and that what it accepts names a pack.
+func FuzzReadReplay(f *testing.F) {
+	h := "sha256:" + strings.Repeat("ab", 32)
+	for _, s := range []string{
+		`{"event":"step","index":0,"tool":"t","status":"matched","expected":"` + h + `","actual":"` + h + `","actual_size":3}` + "\n" +
+			`{"event":"report","pack":"` + h + `","status":"exact","drift":[{"kind":"tool_version","tool":"t","current":"2"}]}`,
+		`{"event":"step","index":1,"tool":"t","status":"failed","reason":"x"}`,
+		`{"event":"report","pack":"` + h + `","saved":"ctx://` + strings.Repeat("cd", 32) + `"}`,
+		"\n\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rp, err := ReadReplay(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if rp.Report.Pack.IsZero() && !strings.Contains(string(data), strings.Repeat("0", 64)) {
+			t.Fatalf("accepted a stream without a pack")
+		}
+		_, _ = applyEnvironment(raw(`{"os":"linux"}`), rp.Report.Drift)
+	})
+}
+
+// FuzzFirstDiff checks the streaming line comparison against splitting
+// both texts in memory.
+func FuzzFirstDiff(f *testing.F) {
+	for _, s := range [][2]string{{"a\nb\n", "a\nc\n"}, {"a", "a\n"}, {"", "\n"}, {"x\r\n", "x\n"}, {"a\x00", "a"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		lines := func(s string) []string {
+			l := strings.Split(s, "\n")
+			if l[len(l)-1] == "" {
+				l = l[:len(l)-1]
+			}
+			return l
+		}
+		la, lb := lines(a), lines(b)
+		want := 0
+		for i := 0; i < max(len(la), len(lb)); i++ {
+			if i >= len(la) || i >= len(lb) || la[i] != lb[i] {
+				want = i + 1
+				break
+			}
+		}
+		d, found, err := firstDiff(strings.NewReader(a), strings.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found != (want > 0) || (found && d.line != want) {
+			t.Fatalf("firstDiff: line %d found %v, want line %d", d.line, found, want)
+		}
+	})
+}

@@ -1,0 +1,142 @@
+package diff
+
+import "encoding/json"
+
+// Drift types of contract section 6: the seed's five, then the three that
+// cover what the five do not.
+const (
+	PromptDrift      = "prompt_drift"
+	ToolDrift        = "tool_drift"
+	ParamDrift       = "param_drift"
+	ReasoningDrift   = "reasoning_drift"
+	OutputDrift      = "output_drift"
+	ModelDrift       = "model_drift"
+	InputDrift       = "input_drift"
+	EnvironmentDrift = "environment_drift"
+)
+
+// Changes: modified on both sides, added (only in B), removed (only in A).
+const (
+	Modified = "modified"
+	Added    = "added"
+	Removed  = "removed"
+)
+
+// Sections of a pack, in the order a report lists them.
+const (
+	SectionModel        = "model"
+	SectionSystemPrompt = "system_prompt"
+	SectionPrompts      = "prompts"
+	SectionInputs       = "inputs"
+	SectionSteps        = "steps"
+	SectionOutputs      = "outputs"
+	SectionEnvironment  = "environment"
+)
+
+// Report is the drift report between two runs, A and B.
+type Report struct {
+	A               string  `json:"a"` // "sha256:<hex>" of A's manifest
+	B               string  `json:"b"`
+	Drift           []Entry `json:"drift"`
+	Summary         Summary `json:"summary"`
+	FirstDivergence *int    `json:"first_divergence"` // first step index with any drift, or null
+}
+
+// Entry is one drift point. Which of the optional fields are set depends on
+// the type; a and b hold each side's value or ref, null where absent.
+type Entry struct {
+	Type    string `json:"type"`
+	Section string `json:"section"`
+	// Step is the step's index: in A, or in B for an added step.
+	Step *int `json:"step,omitempty"`
+	// StepB is B's index of the step when it differs from Step (only with
+	// sequence alignment).
+	StepB *int `json:"step_b,omitempty"`
+	// Index is the position of a user prompt.
+	Index *int `json:"index,omitempty"`
+	// Name is the name of an input or output.
+	Name string `json:"name,omitempty"`
+	// Field is a JSON pointer into the model or environment object, or the
+	// changed field of an output (confidence, notes).
+	Field  string `json:"field,omitempty"`
+	Change string `json:"change"`
+	Tool   string `json:"tool,omitempty"`
+	Role   string `json:"role,omitempty"`
+	// ARole and BRole are both roles of a prompt whose role changed.
+	ARole  string          `json:"a_role,omitempty"`
+	BRole  string          `json:"b_role,omitempty"`
+	Params []Param         `json:"params,omitempty"`
+	A      json.RawMessage `json:"a,omitempty"`
+	B      json.RawMessage `json:"b,omitempty"`
+	ASize  *int64          `json:"a_size,omitempty"`
+	BSize  *int64          `json:"b_size,omitempty"`
+	// Detail is the entry as one plain sentence, what --human prints.
+	Detail string `json:"detail"`
+}
+
+// Param is one changed parameter: where it is (a JSON pointer into the
+// parameters) and its value on each side, null where absent.
+type Param struct {
+	Path   string          `json:"path"`
+	Change string          `json:"change"`
+	A      json.RawMessage `json:"a"`
+	B      json.RawMessage `json:"b"`
+}
+
+// Summary counts the entries of each type.
+type Summary struct {
+	PromptDrift      int `json:"prompt_drift"`
+	ToolDrift        int `json:"tool_drift"`
+	ParamDrift       int `json:"param_drift"`
+	ReasoningDrift   int `json:"reasoning_drift"`
+	OutputDrift      int `json:"output_drift"`
+	ModelDrift       int `json:"model_drift"`
+	InputDrift       int `json:"input_drift"`
+	EnvironmentDrift int `json:"environment_drift"`
+	Total            int `json:"total"`
+}
+
+// add counts one entry of type t.
+func (s *Summary) add(t string) {
+	switch t {
+	case PromptDrift:
+		s.PromptDrift++
+	case ToolDrift:
+		s.ToolDrift++
+	case ParamDrift:
+		s.ParamDrift++
+	case ReasoningDrift:
+		s.ReasoningDrift++
+	case OutputDrift:
+		s.OutputDrift++
+	case ModelDrift:
+		s.ModelDrift++
+	case InputDrift:
+		s.InputDrift++
+	case EnvironmentDrift:
+		s.EnvironmentDrift++
+	}
+	s.Total++
+}
+
+// counts lists the non-zero counts in report order, for the human summary.
+func (s Summary) counts() []struct {
+	Type string
+	N    int
+} {
+	all := []struct {
+		Type string
+		N    int
+	}{
+		{ModelDrift, s.ModelDrift}, {PromptDrift, s.PromptDrift}, {InputDrift, s.InputDrift},
+		{ToolDrift, s.ToolDrift}, {ParamDrift, s.ParamDrift}, {ReasoningDrift, s.ReasoningDrift},
+		{OutputDrift, s.OutputDrift}, {EnvironmentDrift, s.EnvironmentDrift},
+	}
+	out := all[:0]
+	for _, c := range all {
+		if c.N > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}

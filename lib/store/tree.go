@@ -1,0 +1,73 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ErrEscapes is matched (errors.Is) by an attempt to open a file of a Tree
+// through a path or symlink that leads outside it.
+var ErrEscapes = errors.New("leads outside the directory")
+
+// Tree is a directory that files are read from without ever leaving it: no
+// "..", absolute path or symlink can make Open reach a file outside. It is
+// where PutFile reads the files a log names (pack never reads outside its
+// root), and the check happens when the file is opened, so nothing can swap
+// a symlink in between a check and the read.
+type Tree struct {
+	path string
+	dir  *os.File
+	root *os.Root
+}
+
+// OpenTree opens the directory at path.
+func OpenTree(path string) (*Tree, error) {
+	dir, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return &Tree{path: path, dir: dir, root: root}, nil
+}
+
+// Path returns the directory's path.
+func (t *Tree) Path() string { return t.path }
+
+// Close releases the directory.
+func (t *Tree) Close() error {
+	t.root.Close()
+	return t.dir.Close()
+}
+
+// Open opens the regular file rel (slash-separated, relative) for reading.
+func (t *Tree) Open(rel string) (*os.File, error) {
+	if rel == "" || strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) {
+		return nil, fmt.Errorf("%s: %w", rel, ErrEscapes)
+	}
+	f, err := t.openBeneath(filepath.FromSlash(rel))
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
+			return nil, fmt.Errorf("%s: %w", rel, ErrEscapes)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a regular file", rel)
+	}
+	return f, nil
+}
