@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -313,11 +314,13 @@ func otlpID(s string) string {
 func idText(v any, width int) string {
 	switch x := v.(type) {
 	case json.Number:
-		if u, err := strconv.ParseUint(string(x), 10, 64); err == nil {
-			s := strconv.FormatUint(u, 16)
-			return strings.Repeat("0", max(0, width-len(s))) + s
+		// Trace ids are 128-bit: more than a uint64 holds.
+		n, ok := new(big.Int).SetString(string(x), 10)
+		if !ok || n.Sign() < 0 {
+			return string(x)
 		}
-		return string(x)
+		s := n.Text(16)
+		return strings.Repeat("0", max(0, width-len(s))) + s
 	case string:
 		return strings.TrimPrefix(strings.ToLower(x), "0x")
 	}

@@ -186,39 +186,31 @@ func decodeValue(b []byte) (any, error) {
 }
 
 // jsonError turns a decoding error at a byte offset of data into an
-// InputError with the line and column.
+// InputError with the line and column of the offending byte.
 func jsonError(data []byte, err error, baseLine int) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
-	off := int64(-1)
+	pos := int64(-1) // index of the byte where the error is
 	msg := err.Error()
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		// Offset counts the bytes read, the bad one included.
+		pos = max(se.Offset-1, 0)
 		msg = "invalid JSON: " + se.Error()
 	case errors.As(err, &te):
-		off = te.Offset
+		pos = max(te.Offset-1, 0)
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		off = int64(len(data))
+		pos = int64(len(data))
 		msg = "unexpected end of input: the transcript is truncated"
 	}
-	if off < 0 {
+	if pos < 0 {
 		return &InputError{Line: baseLine, Msg: msg}
 	}
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line := baseLine
-	if line == 0 {
-		line = 1
-	}
-	line += bytes.Count(data[:off], []byte("\n"))
-	col := int(off)
-	if i := bytes.LastIndexByte(data[:off], '\n'); i >= 0 {
-		col = int(off) - i - 1
-	}
-	if col < 1 {
-		col = 1
+	pos = min(pos, int64(len(data)))
+	line := max(baseLine, 1) + bytes.Count(data[:pos], []byte("\n"))
+	col := int(pos) + 1
+	if i := bytes.LastIndexByte(data[:pos], '\n'); i >= 0 {
+		col = int(pos) - i
 	}
 	return &InputError{Line: line, Column: col, Msg: msg}
 }
@@ -308,7 +300,9 @@ func textOf(n node) (text string, has bool, rest []any) {
 // parseArguments reads tool-call arguments given as a JSON string (OpenAI's
 // function.arguments) or as an object. Parameters must be an object, so
 // anything else is wrapped as {"arguments": value}; text that is not JSON
-// (models do write that) is kept as written, and bad reports it.
+// (models do write that) is kept as written, and bad reports it. Arguments
+// encoded twice (a JSON string holding the JSON text of an object, as some
+// tracers record them) are decoded twice.
 func parseArguments(v any) (params map[string]any, bad bool) {
 	switch x := v.(type) {
 	case nil:
@@ -325,6 +319,13 @@ func parseArguments(v any) (params map[string]any, bad bool) {
 		}
 		if m, ok := parsed.(map[string]any); ok {
 			return m, false
+		}
+		if inner, ok := parsed.(string); ok {
+			if v, err := decodeValue([]byte(inner)); err == nil {
+				if m, ok := v.(map[string]any); ok {
+					return m, false
+				}
+			}
 		}
 		return map[string]any{"arguments": parsed}, false
 	}
