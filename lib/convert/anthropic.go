@@ -122,7 +122,7 @@ func (a *anthropic) message(n node) error {
 	meta = setIf(meta, "message_id", m["id"])
 	meta = setIf(meta, "usage", m["usage"])
 	meta = setIf(meta, "stop_reason", m["stop_reason"])
-	meta = setIf(meta, "extra", rest(m, "role", "content", "id", "type", "model", "usage", "stop_reason", "stop_sequence"))
+	meta = setIf(meta, "extra", rest(m, "role", "content", "id", "type", "model", "usage", "stop_reason"))
 	content := n.key("content")
 	if s, ok := content.str(); ok {
 		if role == "assistant" {

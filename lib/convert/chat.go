@@ -382,7 +382,8 @@ func convertOpenAI(d *document, w *writer) error {
 	if choices, ok := n.key("choices").arr(); ok && len(choices) > 0 {
 		ch := n.key("choices").idx(0)
 		if _, ok := ch.key("message").obj(); ok {
-			c.meta = setIf(nil, "finish_reason", ch.key("finish_reason").v)
+			cm, _ := ch.obj()
+			c.meta = setIf(nil, "choice", rest(cm, "message"))
 			if err := c.message(ch.key("message"), -2, ""); err != nil {
 				return err
 			}

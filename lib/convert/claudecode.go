@@ -137,8 +137,14 @@ func (c *claudeCode) line(raw []byte, lineNo int) error {
 	return c.other(typ, obj, ts)
 }
 
+// ccSession names the fields that describe the session, each with the
+// name it takes in the run's metadata.
+func ccSession() [][2]string {
+	return [][2]string{{"sessionId", "session_id"}, {"version", "claude_code_version"}, {"gitBranch", "git_branch"}, {"slug", "slug"}, {"userType", "user_type"}}
+}
+
 // session records what describes the whole session, from the first line
-// that gives it.
+// that gives it, until the run event is written.
 func (c *claudeCode) session(n node) {
 	if !c.sawCwd {
 		if cwd := n.key("cwd").string(); cwd != "" {
@@ -146,13 +152,32 @@ func (c *claudeCode) session(n node) {
 			c.w.setWorkdir(cwd)
 		}
 	}
+	if c.w.ran {
+		return
+	}
 	md := c.run.Metadata
-	for _, f := range [][2]string{{"sessionId", "session_id"}, {"version", "claude_code_version"}, {"gitBranch", "git_branch"}, {"slug", "slug"}, {"userType", "user_type"}} {
+	for _, f := range ccSession() {
 		if _, done := md[f[1]]; !done {
 			md = setIf(md, f[1], n.key(f[0]).string())
 		}
 	}
 	c.run.Metadata = md
+}
+
+// sessionMeta adds to m the session fields of a line that the run event
+// does not hold as they are (a branch switched mid-session, a field that
+// first appears after the run event was written), so none is lost.
+func (c *claudeCode) sessionMeta(obj, m map[string]any) map[string]any {
+	for _, f := range ccSession() {
+		if v, _ := obj[f[0]].(string); v != "" && v != c.run.Metadata[f[1]] {
+			m = setIf(m, f[1], v)
+		}
+	}
+	if cwd, _ := obj["cwd"].(string); cwd != "" && cwd != c.cwd {
+		// The session changed directory (cd): say where this step ran.
+		m = setIf(m, "cwd", cwd)
+	}
+	return m
 }
 
 // lineMeta is the metadata every step made from a line carries: its uuids,
@@ -162,10 +187,7 @@ func (c *claudeCode) lineMeta(obj map[string]any) map[string]any {
 	m = setIf(m, "uuid", obj["uuid"])
 	m = setIf(m, "parent_uuid", obj["parentUuid"])
 	m = setIf(m, "sidechain", obj["isSidechain"])
-	if cwd, _ := obj["cwd"].(string); cwd != "" && cwd != c.cwd {
-		// The session changed directory (cd): say where this step ran.
-		m = setIf(m, "cwd", cwd)
-	}
+	m = c.sessionMeta(obj, m)
 	m = setIf(m, "extra", rest(obj, ccEnvelope()...))
 	return m
 }
@@ -570,6 +592,7 @@ func (c *claudeCode) other(typ string, obj map[string]any, ts string) error {
 		typ = "unknown"
 	}
 	meta := rest(obj, "type", "timestamp", "sessionId", "version", "cwd", "gitBranch", "userType", "slug")
+	meta = c.sessionMeta(obj, meta)
 	s := Step{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
 	for _, k := range []string{"content", "summary"} {
 		if t, ok := obj[k].(string); ok {

@@ -229,7 +229,12 @@ func convertInspect(d *document, w *writer) error {
 		if err != nil {
 			return err
 		}
-		sum := rest(m, "messages", "events", "attachments", "input", "output", "store")
+		// The input repeats the first user message and the output's
+		// choices the last assistant turn; the rest of them is kept.
+		sum := rest(m, "messages", "events", "attachments", "input", "output")
+		if om, ok := m["output"].(map[string]any); ok {
+			sum = setIf(sum, "output", rest(om, "choices"))
+		}
 		if evs, ok := m["events"].([]any); ok && len(evs) > 0 {
 			// The events repeat the conversation in more detail (sandbox
 			// calls, state and store changes, spans); the log holds the

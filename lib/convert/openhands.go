@@ -137,7 +137,7 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 	var meta map[string]any
 	meta = setIf(meta, "event_id", m["id"])
 	meta = setIf(meta, "source", source)
-	meta = setIf(meta, "extra", rest(m, "id", "timestamp", "source", "message", "action", "args", "tool_call_metadata", "timeout"))
+	meta = setIf(meta, "extra", rest(m, "id", "timestamp", "source", "action", "args", "tool_call_metadata"))
 	tcm, hasTool := m["tool_call_metadata"].(map[string]any)
 	switch {
 	case act == "system":
@@ -174,9 +174,6 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 		// Actions of the environment or the user other than messages
 		// (agent state changes...): events.
 		meta = setIf(meta, "args", args)
-		if msg, _ := m["message"].(string); msg != "" {
-			meta = setIf(meta, "message", msg)
-		}
 		_, err := o.q.add(Step{Type: "event", Tool: act, Timestamp: ts, Meta: meta})
 		return err
 	}

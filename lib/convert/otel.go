@@ -515,10 +515,14 @@ func convertOTel(d *document, w *writer) error {
 			break
 		}
 	}
+	o := &otel{w: w, q: newSteps(w)}
+	if res, ok := r.Metadata["resource"]; ok {
+		// Taken before the run event is written, which cleans it in place.
+		o.resource, _ = jsonText(res)
+	}
 	if err := w.run(r); err != nil {
 		return err
 	}
-	o := &otel{w: w, q: newSteps(w)}
 	if r.SystemPrompt != nil {
 		o.system = *r.SystemPrompt
 	}
@@ -579,11 +583,12 @@ func otelEnvironment(res map[string]any) map[string]any {
 }
 
 type otel struct {
-	w       *writer
-	q       *steps
-	system  string
-	prompts int             // user messages already written as prompts
-	systems map[string]bool // other system messages already written
+	w        *writer
+	resource string // the run's resource, as JSON
+	q        *steps
+	system   string
+	prompts  int             // user messages already written as prompts
+	systems  map[string]bool // other system messages already written
 }
 
 func (o *otel) spanMeta(s *otelSpan, used ...string) map[string]any {
@@ -600,6 +605,12 @@ func (o *otel) spanMeta(s *otelSpan, used ...string) map[string]any {
 	}
 	m = setIf(m, "status_message", s.message)
 	m = setIf(m, "attributes", rest(s.attrs, used...))
+	if len(s.resource) > 0 {
+		if r, _ := jsonText(s.resource); r != o.resource {
+			// Spans of another service than the run's first.
+			m = setIf(m, "resource", s.resource)
+		}
+	}
 	if evs, ok := s.events.([]any); ok && len(evs) > 0 {
 		m = setIf(m, "events", evs)
 	}

@@ -333,11 +333,12 @@ func parseArguments(v any) (params map[string]any, bad bool) {
 }
 
 // rest returns the fields of m not named in known, or nil when there are
-// none: what a format could not map, for metadata.
+// none: what a format could not map, for metadata. Null fields say nothing
+// and are left out.
 func rest(m map[string]any, known ...string) map[string]any {
 	var out map[string]any
 	for k, v := range m {
-		skip := false
+		skip := v == nil
 		for _, kn := range known {
 			if k == kn {
 				skip = true
