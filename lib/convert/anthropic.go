@@ -50,7 +50,7 @@ func isAnthropic(v any) bool {
 func convertAnthropic(d *document, w *writer) error {
 	n := d.first()
 	msgs := n
-	var r Run
+	var r runFields
 	r.Metadata = map[string]any{"source_format": "anthropic"}
 	if m, ok := n.obj(); ok {
 		msgs = n.key("messages")
@@ -126,7 +126,7 @@ func (a *anthropic) message(n node) error {
 	content := n.key("content")
 	if s, ok := content.str(); ok {
 		if role == "assistant" {
-			_, err := a.q.add(Step{Type: "model_call", Tool: a.model(m), Output: &s, Meta: meta})
+			_, err := a.q.add(stepRec{Type: "model_call", Tool: a.model(m), Output: &s, Meta: meta})
 			return err
 		}
 		return a.q.prompt(role, s, meta)
@@ -193,7 +193,7 @@ func (a *anthropic) assistant(content node, blocks []any, m, meta map[string]any
 		}
 		out := strings.Join(text, "\n\n")
 		text = nil
-		_, err := a.q.add(Step{Type: "model_call", Tool: model, Output: &out, Meta: next()})
+		_, err := a.q.add(stepRec{Type: "model_call", Tool: model, Output: &out, Meta: next()})
 		return err
 	}
 	for i := range blocks {
@@ -214,7 +214,7 @@ func (a *anthropic) assistant(content node, blocks []any, m, meta map[string]any
 			if err := flushText(); err != nil {
 				return err
 			}
-			s := Step{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Meta: next()}
+			s := stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Meta: next()}
 			if t, ok := bm["thinking"].(string); ok {
 				s.Output = &t
 			}
@@ -245,7 +245,7 @@ func (a *anthropic) assistant(content node, blocks []any, m, meta map[string]any
 				sm = setIf(sm, "block_type", typ)
 			}
 			sm = setIf(sm, "block_extra", rest(bm, "type", "id", "name", "input"))
-			if _, err := a.q.call(id, Step{Type: "tool_call", Tool: name, Params: params, Meta: sm}); err != nil {
+			if _, err := a.q.call(id, stepRec{Type: "tool_call", Tool: name, Params: params, Meta: sm}); err != nil {
 				return err
 			}
 		case strings.HasSuffix(typ, "_tool_result"):
@@ -261,7 +261,7 @@ func (a *anthropic) assistant(content node, blocks []any, m, meta map[string]any
 				return err
 			}
 			sm := setIf(next(), "block", bm)
-			if _, err := a.q.add(Step{Type: "event", Tool: "assistant/" + typ, Meta: sm}); err != nil {
+			if _, err := a.q.add(stepRec{Type: "event", Tool: "assistant/" + typ, Meta: sm}); err != nil {
 				return err
 			}
 		}
@@ -271,7 +271,7 @@ func (a *anthropic) assistant(content node, blocks []any, m, meta map[string]any
 	}
 	if first && meta != nil {
 		// A turn with no blocks at all still happened.
-		_, err := a.q.add(Step{Type: "model_call", Tool: model, Meta: meta})
+		_, err := a.q.add(stepRec{Type: "model_call", Tool: model, Meta: meta})
 		return err
 	}
 	return nil
@@ -295,6 +295,6 @@ func (a *anthropic) result(b node, bm map[string]any) error {
 	if t, _ := bm["type"].(string); t != "tool_result" {
 		meta = setIf(meta, "result_type", t)
 	}
-	_, err = a.q.result(id, Result{Text: text, HasText: has, IsError: b.key("is_error").bool(), Meta: meta})
+	_, err = a.q.result(id, callResult{Text: text, HasText: has, IsError: b.key("is_error").bool(), Meta: meta})
 	return err
 }

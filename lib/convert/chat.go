@@ -114,7 +114,7 @@ func (c *chat) assistant(n node, m map[string]any, ts string, meta map[string]an
 	for _, k := range []string{"reasoning_content", "reasoning"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			out := s
-			if _, err := c.q.add(Step{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &out, Timestamp: ts, Meta: c.withMeta(nil)}); err != nil {
+			if _, err := c.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &out, Timestamp: ts, Meta: c.withMeta(nil)}); err != nil {
 				return err
 			}
 		}
@@ -133,7 +133,7 @@ func (c *chat) assistant(n node, m map[string]any, ts string, meta map[string]an
 				}
 				pmeta := setIf(c.withMeta(nil), "part", rest(pm, "type", "reasoning", "thinking"))
 				out := s
-				if _, err := c.q.add(Step{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &out, Timestamp: ts, Meta: pmeta}); err != nil {
+				if _, err := c.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &out, Timestamp: ts, Meta: pmeta}); err != nil {
 					return err
 				}
 			case pm != nil && (typ == "text" || typ == "output_text") && pm["text"] != nil:
@@ -161,7 +161,7 @@ func (c *chat) assistant(n node, m map[string]any, ts string, meta map[string]an
 	if len(texts) > 0 || (len(calls) == 0 && fc.null()) || len(other) > 0 {
 		// An assistant turn with neither text nor calls still happened.
 		out := strings.Join(texts, "\n")
-		s := Step{Type: "model_call", Tool: model, Output: &out, Timestamp: ts, Meta: meta}
+		s := stepRec{Type: "model_call", Tool: model, Output: &out, Timestamp: ts, Meta: meta}
 		if len(texts) == 0 && len(other) == 0 {
 			s.Output = nil
 		}
@@ -185,7 +185,7 @@ func (c *chat) assistant(n node, m map[string]any, ts string, meta map[string]an
 		}
 		params, bad := parseArguments(fc.key("arguments").v)
 		meta = setIf(meta, "arguments_not_json", bad)
-		if _, err := c.q.call("function:"+name, Step{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta}); err != nil {
+		if _, err := c.q.call("function:"+name, stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta}); err != nil {
 			return err
 		}
 	}
@@ -227,7 +227,7 @@ func (c *chat) call(n node, ts string, meta map[string]any) error {
 	if t, _ := m["type"].(string); t != "" && t != "function" {
 		meta = setIf(meta, "call_type", t)
 	}
-	_, err = c.q.call(id, Step{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta})
+	_, err = c.q.call(id, stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta})
 	return err
 }
 
@@ -259,7 +259,7 @@ func (c *chat) tool(n node, m map[string]any, ts string, meta map[string]any) er
 		ids = append(ids, "")
 	}
 	text, has, parts := textOf(n.key("content"))
-	r := Result{Text: text, HasText: has, Tool: name, Timestamp: ts}
+	r := callResult{Text: text, HasText: has, Tool: name, Timestamp: ts}
 	if e := n.key("error"); !e.null() {
 		r.IsError = true
 		if em, ok := e.obj(); ok {
@@ -352,7 +352,7 @@ func convertOpenAI(d *document, w *writer) error {
 	if !ok {
 		return n.errorf("no messages: expected an array of messages, or an object with messages (or traj)")
 	}
-	var r Run
+	var r runFields
 	r.Metadata = map[string]any{"source_format": "openai"}
 	if m, ok := n.obj(); ok {
 		model, err := n.key("model").optStr()

@@ -48,7 +48,7 @@ func isClaudeCodeLine(line []byte) bool {
 type claudeCode struct {
 	w    *writer
 	q    *steps
-	run  Run
+	run  runFields
 	turn *ccTurn // the assistant message being read
 
 	sawCwd bool
@@ -66,7 +66,7 @@ type ccTurn struct {
 }
 
 type ccItem struct {
-	step Step
+	step stepRec
 	id   string // tool_use id, for calls
 }
 
@@ -263,7 +263,7 @@ func (t *ccTurn) addText(s, ts string, lm map[string]any) {
 	}
 	t.text = len(t.items)
 	out := s
-	t.items = append(t.items, ccItem{step: Step{Type: "model_call", Output: &out, Timestamp: ts, Meta: lm}})
+	t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Output: &out, Timestamp: ts, Meta: lm}})
 }
 
 func (t *ccTurn) block(b node, ts string, lm map[string]any, model string) error {
@@ -289,11 +289,11 @@ func (t *ccTurn) block(b node, ts string, lm map[string]any, model string) error
 		}
 		meta := cloneMeta(lm)
 		meta = setIf(meta, "signature", m["signature"])
-		t.items = append(t.items, ccItem{step: Step{Type: "model_call", Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: meta}})
 	case "redacted_thinking":
 		meta := cloneMeta(lm)
 		meta = setIf(meta, "redacted_thinking", m["data"])
-		t.items = append(t.items, ccItem{step: Step{Type: "model_call", Params: map[string]any{"thinking": true}, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Timestamp: ts, Meta: meta}})
 	case "tool_use", "server_tool_use", "mcp_tool_use":
 		id, err := b.key("id").optStr()
 		if err != nil {
@@ -310,13 +310,13 @@ func (t *ccTurn) block(b node, ts string, lm map[string]any, model string) error
 			meta = setIf(meta, "block_type", typ)
 		}
 		meta = setIf(meta, "block_extra", rest(m, "type", "id", "name", "input"))
-		t.items = append(t.items, ccItem{id: id, step: Step{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{id: id, step: stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta}})
 	default:
 		// A block this converter does not know (a new kind, or a result
 		// the server attached) is kept whole as an event of the turn.
 		meta := cloneMeta(lm)
 		meta = setIf(meta, "block", m)
-		t.items = append(t.items, ccItem{step: Step{Type: "event", Tool: "assistant/" + typ, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{step: stepRec{Type: "event", Tool: "assistant/" + typ, Timestamp: ts, Meta: meta}})
 	}
 	return nil
 }
@@ -386,7 +386,7 @@ func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
 		// caveats): not the user's words, so not a prompt; it stays in
 		// the order it happened as an event.
 		text, has, parts := textOf(content)
-		s := Step{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts)}
+		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts)}
 		if has {
 			s.Output = &text
 		}
@@ -442,7 +442,7 @@ func (c *claudeCode) toolResult(b node, m, obj map[string]any, ts string, first 
 		return err
 	}
 	text, has, parts := textOf(b.key("content"))
-	r := Result{Text: text, HasText: has, IsError: b.key("is_error").bool(), Timestamp: ts}
+	r := callResult{Text: text, HasText: has, IsError: b.key("is_error").bool(), Timestamp: ts}
 	var meta map[string]any
 	meta = setIf(meta, "result_uuid", obj["uuid"])
 	meta = setIf(meta, "result_parts", parts)
@@ -593,7 +593,7 @@ func (c *claudeCode) other(typ string, obj map[string]any, ts string) error {
 	}
 	meta := rest(obj, "type", "timestamp", "sessionId", "version", "cwd", "gitBranch", "userType", "slug")
 	meta = c.sessionMeta(obj, meta)
-	s := Step{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
+	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
 	for _, k := range []string{"content", "summary"} {
 		if t, ok := obj[k].(string); ok {
 			s.Output = &t

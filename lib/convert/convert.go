@@ -36,8 +36,8 @@ type Options struct {
 
 // Format describes one transcript format ctx convert reads.
 type Format struct {
-	Name    string
-	Summary string
+	Name    string // what --from takes: "claude-code"
+	Summary string // one line for --help
 	// stream formats are read line by line; the others are read whole.
 	stream func(r *bufio.Reader, w *writer) error
 	doc    func(d *document, w *writer) error
@@ -86,6 +86,7 @@ func formatByName(name string) (Format, bool) {
 // UnknownFormatError is a --from that names no format.
 type UnknownFormatError struct{ Name string }
 
+// Error names the format asked for and the ones there are.
 func (e *UnknownFormatError) Error() string {
 	return fmt.Sprintf("unknown format %q (one of auto, %s)", e.Name, strings.Join(FormatNames(), ", "))
 }
@@ -93,6 +94,7 @@ func (e *UnknownFormatError) Error() string {
 // UndetectedError is input whose format could not be recognised.
 type UndetectedError struct{ Why string }
 
+// Error says what the input looks like and how to choose a format.
 func (e *UndetectedError) Error() string {
 	return "cannot tell the transcript's format: " + e.Why
 }

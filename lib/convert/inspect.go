@@ -191,7 +191,7 @@ func convertInspect(d *document, w *writer) error {
 	}
 
 	ev := header.key("eval")
-	var r Run
+	var r runFields
 	r.Created = rfc3339(ev.key("created").string())
 	r.Model = ev.key("model").string()
 	if gc, ok := ev.key("model_generate_config").obj(); ok {

@@ -114,7 +114,7 @@ func TestStepsPairing(t *testing.T) {
 			var out bytes.Buffer
 			var warns []string
 			w := newWriter(&out, Options{Model: "m", Warn: func(s string) { warns = append(warns, s) }})
-			if err := w.run(Run{}); err != nil {
+			if err := w.run(runFields{}); err != nil {
 				t.Fatal(err)
 			}
 			q := newSteps(w)
@@ -123,11 +123,11 @@ func TestStepsPairing(t *testing.T) {
 				text := o.text
 				switch o.kind {
 				case "call":
-					_, err = q.call(o.id, Step{Type: "tool_call", Tool: o.text})
+					_, err = q.call(o.id, stepRec{Type: "tool_call", Tool: o.text})
 				case "result":
-					_, err = q.result(o.id, Result{Text: text, HasText: true, Tool: "named"})
+					_, err = q.result(o.id, callResult{Text: text, HasText: true, Tool: "named"})
 				case "model":
-					_, err = q.add(Step{Type: "model_call", Tool: "model", Output: &text})
+					_, err = q.add(stepRec{Type: "model_call", Tool: "model", Output: &text})
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -169,14 +169,14 @@ func TestStepsPairing(t *testing.T) {
 func TestStepsBounded(t *testing.T) {
 	var out bytes.Buffer
 	w := newWriter(&out, Options{Model: "m"})
-	_ = w.run(Run{})
+	_ = w.run(runFields{})
 	q := newSteps(w)
-	if _, err := q.call("never", Step{Type: "tool_call", Tool: "t"}); err != nil {
+	if _, err := q.call("never", stepRec{Type: "tool_call", Tool: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	for i := 0; i < 3*maxWaiting; i++ {
 		s := "x"
-		if _, err := q.add(Step{Type: "model_call", Tool: "m", Output: &s}); err != nil {
+		if _, err := q.add(stepRec{Type: "model_call", Tool: "m", Output: &s}); err != nil {
 			t.Fatal(err)
 		}
 		if len(q.queue) > maxWaiting+1 {

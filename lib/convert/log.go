@@ -10,8 +10,8 @@ import (
 	"unicode/utf8"
 )
 
-// Run is the run event of a log: what holds for the whole run.
-type Run struct {
+// runFields is the run event of a log: what holds for the whole run.
+type runFields struct {
 	Created      string         // RFC 3339, from the transcript; "" lets ctx pack decide
 	Model        string         // model identifier; "" takes Options.Model, else "unknown"
 	Parameters   map[string]any // model parameters the transcript gives
@@ -20,8 +20,8 @@ type Run struct {
 	Metadata     map[string]any
 }
 
-// Step is one step of the log before it is written.
-type Step struct {
+// stepRec is one step of the log before it is written.
+type stepRec struct {
 	Type      string // "tool_call", "model_call" or "event"
 	Tool      string
 	Params    map[string]any
@@ -129,7 +129,7 @@ func (w *writer) clean(v map[string]any) map[string]any {
 func (w *writer) heldBytes() int { return w.held.Len() }
 
 // run writes the run event, then whatever was held for it.
-func (w *writer) run(r Run) error {
+func (w *writer) run(r runFields) error {
 	if w.ran {
 		return nil
 	}
@@ -186,7 +186,7 @@ func (w *writer) prompt(role, text string, meta map[string]any) error {
 }
 
 // step writes a step; steps are numbered in the order they are written.
-func (w *writer) step(s Step) error {
+func (w *writer) step(s stepRec) error {
 	params := w.clean(s.Params)
 	if params == nil {
 		params = map[string]any{}
@@ -249,7 +249,7 @@ func (w *writer) wrote(p, text string, step int) {
 
 // close writes the outputs and flushes. A run that was never named gets
 // its run event now.
-func (w *writer) close(r Run) error {
+func (w *writer) close(r runFields) error {
 	if err := w.run(r); err != nil {
 		return err
 	}

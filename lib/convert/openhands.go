@@ -65,7 +65,7 @@ func convertOpenHands(d *document, w *writer) error {
 	if err != nil {
 		return err
 	}
-	var r Run
+	var r runFields
 	r.Metadata = map[string]any{"source_format": "openhands"}
 	if m, ok := n.obj(); ok {
 		r.Metadata = setIf(r.Metadata, "record", rest(m, "events", "history"))
@@ -142,7 +142,7 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 	switch {
 	case act == "system":
 		// The system prompt, already in the run event; its tools stay here.
-		_, err := o.q.add(Step{Type: "event", Tool: "system", Timestamp: ts, Meta: setIf(meta, "args", rest(args, "content"))})
+		_, err := o.q.add(stepRec{Type: "event", Tool: "system", Timestamp: ts, Meta: setIf(meta, "args", rest(args, "content"))})
 		return err
 	case act == "message" && source == "user":
 		text, _ := args["content"].(string)
@@ -152,7 +152,7 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 	case act == "message" && source == "agent":
 		text, _ := args["content"].(string)
 		meta = setIf(meta, "args", rest(args, "content"))
-		_, err := o.q.add(Step{Type: "model_call", Tool: o.w.model, Output: &text, Timestamp: ts, Meta: meta})
+		_, err := o.q.add(stepRec{Type: "model_call", Tool: o.w.model, Output: &text, Timestamp: ts, Meta: meta})
 		return err
 	case hasTool:
 		return o.toolAction(e, m, act, id, ts, args, tcm, meta)
@@ -160,11 +160,11 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 		// An agent action without a tool call (older versions): its
 		// thought, then the action with its arguments.
 		if th, _ := args["thought"].(string); th != "" {
-			if _, err := o.q.add(Step{Type: "model_call", Tool: o.w.model, Output: &th, Timestamp: ts}); err != nil {
+			if _, err := o.q.add(stepRec{Type: "model_call", Tool: o.w.model, Output: &th, Timestamp: ts}); err != nil {
 				return err
 			}
 		}
-		_, err := o.q.call("event:"+id, Step{Type: "tool_call", Tool: act, Params: orEmpty(rest(args, "thought")), Timestamp: ts, Meta: meta})
+		_, err := o.q.call("event:"+id, stepRec{Type: "tool_call", Tool: act, Params: orEmpty(rest(args, "thought")), Timestamp: ts, Meta: meta})
 		if p := o.q.pending("event:" + id); p != nil {
 			// The pairing id is the event's, already kept as event_id.
 			delete(p.step.Meta, "tool_call_id")
@@ -174,7 +174,7 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 		// Actions of the environment or the user other than messages
 		// (agent state changes...): events.
 		meta = setIf(meta, "args", args)
-		_, err := o.q.add(Step{Type: "event", Tool: act, Timestamp: ts, Meta: meta})
+		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta})
 		return err
 	}
 }
@@ -212,7 +212,7 @@ func (o *openHands) toolAction(e node, m map[string]any, act, id, ts string, arg
 			mm = setIf(mm, "response_id", respID)
 			mm = setIf(mm, "usage", resp.key("usage").v)
 			mm = setIf(mm, "finish_reason", resp.key("choices").idx(0).key("finish_reason").v)
-			if _, err := o.q.add(Step{Type: "model_call", Tool: model, Output: &text, Timestamp: ts, Meta: mm}); err != nil {
+			if _, err := o.q.add(stepRec{Type: "model_call", Tool: model, Output: &text, Timestamp: ts, Meta: mm}); err != nil {
 				return err
 			}
 		}
@@ -243,10 +243,10 @@ func (o *openHands) toolAction(e node, m map[string]any, act, id, ts string, arg
 	meta = setIf(meta, "total_calls_in_response", tcm["total_calls_in_response"])
 	if act == "finish" || act == "reject" {
 		// OpenHands ends the run on these; no observation answers them.
-		_, err := o.q.add(Step{Type: "tool_call", Tool: fn, Params: params, Timestamp: ts, Meta: meta})
+		_, err := o.q.add(stepRec{Type: "tool_call", Tool: fn, Params: params, Timestamp: ts, Meta: meta})
 		return err
 	}
-	_, err := o.q.call("event:"+id, Step{Type: "tool_call", Tool: fn, Params: params, Timestamp: ts, Meta: meta})
+	_, err := o.q.call("event:"+id, stepRec{Type: "tool_call", Tool: fn, Params: params, Timestamp: ts, Meta: meta})
 	if p := o.q.pending("event:" + id); p != nil {
 		p.step.Meta["tool_call_id"] = callID
 		if callID == "" {
@@ -288,14 +288,14 @@ func (o *openHands) observation(e node, m map[string]any, obs, id, source, ts st
 				isErr = true
 			}
 		}
-		_, err := o.q.result("event:"+cause, Result{Text: text, HasText: true, IsError: isErr, Timestamp: ts, Meta: meta})
+		_, err := o.q.result("event:"+cause, callResult{Text: text, HasText: true, IsError: isErr, Timestamp: ts, Meta: meta})
 		return err
 	}
 	// An observation that answers no pending action (state changes...).
 	meta = setIf(meta, "cause", m["cause"])
 	meta = setIf(meta, "source", source)
 	meta = setIf(meta, "extras", extras)
-	s := Step{Type: "event", Tool: obs, Timestamp: ts, Meta: meta}
+	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta}
 	if text != "" {
 		s.Output = &text
 	}

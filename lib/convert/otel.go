@@ -464,7 +464,7 @@ func convertOTel(d *document, w *writer) error {
 		}
 		return spans[i].startNs < spans[j].startNs
 	})
-	var r Run
+	var r runFields
 	r.Metadata = map[string]any{"source_format": "otel"}
 	r.Metadata = setIf(r.Metadata, "record", rest(extra, "final_output"))
 	var llms []*otelSpan
@@ -628,10 +628,10 @@ func (o *otel) span(s *otelSpan) error {
 		return o.tool(s)
 	case "agent":
 		// The run itself: its attributes are kept as an event, in order.
-		_, err := o.q.add(Step{Type: "event", Tool: "invoke_agent", Timestamp: s.start, Meta: o.spanMeta(s, "gen_ai.operation.name")})
+		_, err := o.q.add(stepRec{Type: "event", Tool: "invoke_agent", Timestamp: s.start, Meta: o.spanMeta(s, "gen_ai.operation.name")})
 		return err
 	}
-	_, err := o.q.add(Step{Type: "event", Tool: s.name, Timestamp: s.start, Meta: o.spanMeta(s)})
+	_, err := o.q.add(stepRec{Type: "event", Tool: s.name, Timestamp: s.start, Meta: o.spanMeta(s)})
 	return err
 }
 
@@ -704,7 +704,7 @@ func (o *otel) llm(s *otelSpan) error {
 	if params == nil {
 		params = map[string]any{}
 	}
-	_, err := o.q.add(Step{Type: "model_call", Tool: model, Params: params, Output: out, Timestamp: s.start, Meta: meta})
+	_, err := o.q.add(stepRec{Type: "model_call", Tool: model, Params: params, Output: out, Timestamp: s.start, Meta: meta})
 	return err
 }
 
@@ -756,7 +756,7 @@ func (o *otel) tool(s *otelSpan) error {
 	}
 	id, _ := s.attrs["gen_ai.tool.call.id"].(string)
 	meta = setIf(meta, "tool_call_id", id)
-	step := Step{Type: "tool_call", Tool: name, Params: params, Output: out, Timestamp: s.start, Meta: meta}
+	step := stepRec{Type: "tool_call", Tool: name, Params: params, Output: out, Timestamp: s.start, Meta: meta}
 	idx, err := o.q.add(step)
 	if err == nil && s.status != "error" && out != nil {
 		if p, text, ok := writtenFile(name, params); ok {

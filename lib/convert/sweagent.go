@@ -33,7 +33,7 @@ func convertSWEAgent(d *document, w *writer) error {
 	if err != nil {
 		return err
 	}
-	var r Run
+	var r runFields
 	r.Metadata = map[string]any{"source_format": "swe-agent"}
 
 	// The replay configuration names the model and its parameters; older
@@ -156,7 +156,7 @@ func sweHistory(w *writer, hist node, hlist []any, sys int, traj node, tlist []a
 				text = th
 			}
 			out := text
-			if _, err := q.add(Step{Type: "model_call", Tool: w.model, Output: &out, Meta: sweMeta(mm, nil)}); err != nil {
+			if _, err := q.add(stepRec{Type: "model_call", Tool: w.model, Output: &out, Meta: sweMeta(mm, nil)}); err != nil {
 				return err
 			}
 			meta := sweMeta(mm, trajEntry(traj, tlist, action))
@@ -165,7 +165,7 @@ func sweHistory(w *writer, hist node, hlist []any, sys int, traj node, tlist []a
 			// The pairing id is this converter's own, not the
 			// transcript's, so it is not kept.
 			id := "action:" + strconv.Itoa(i)
-			if _, err := q.call(id, Step{Type: "tool_call", Tool: "bash", Params: map[string]any{"command": act}, Meta: meta}); err != nil {
+			if _, err := q.call(id, stepRec{Type: "tool_call", Tool: "bash", Params: map[string]any{"command": act}, Meta: meta}); err != nil {
 				return err
 			}
 			textCall = q.pending(id)
@@ -179,7 +179,7 @@ func sweHistory(w *writer, hist node, hlist []any, sys int, traj node, tlist []a
 			text, has, _ := textOf(m.key("content"))
 			id := textCall.id
 			textCall = nil
-			if _, err := q.result(id, Result{Text: text, HasText: has, Meta: sweMeta(mm, nil)}); err != nil {
+			if _, err := q.result(id, callResult{Text: text, HasText: has, Meta: sweMeta(mm, nil)}); err != nil {
 				return err
 			}
 		default:
@@ -197,7 +197,7 @@ func sweHistory(w *writer, hist node, hlist []any, sys int, traj node, tlist []a
 	if obs, ok := lastObs.(string); ok && textCall != nil {
 		// The history can end before the last observation (submit); the
 		// trajectory has it.
-		if _, err := q.result(textCall.id, Result{Text: obs, HasText: true}); err != nil {
+		if _, err := q.result(textCall.id, callResult{Text: obs, HasText: true}); err != nil {
 			return err
 		}
 	}
@@ -250,7 +250,7 @@ func sweTrajectory(w *writer, traj node, tlist []any) error {
 			resp, _ = m["thought"].(string)
 		}
 		if resp != "" {
-			if _, err := q.add(Step{Type: "model_call", Tool: w.model, Output: &resp}); err != nil {
+			if _, err := q.add(stepRec{Type: "model_call", Tool: w.model, Output: &resp}); err != nil {
 				return err
 			}
 		}
@@ -258,7 +258,7 @@ func sweTrajectory(w *writer, traj node, tlist []any) error {
 		if err != nil {
 			return err
 		}
-		s := Step{Type: "tool_call", Tool: "bash", Params: map[string]any{"command": act}, Meta: rest(m, "action", "observation", "response", "thought")}
+		s := stepRec{Type: "tool_call", Tool: "bash", Params: map[string]any{"command": act}, Meta: rest(m, "action", "observation", "response", "thought")}
 		if obs, ok := m["observation"].(string); ok {
 			s.Output = &obs
 		}

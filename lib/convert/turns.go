@@ -25,14 +25,14 @@ type steps struct {
 }
 
 type queued struct {
-	step    Step
+	step    stepRec
 	index   int
 	id      string
 	waiting bool
 }
 
-// Result is what a tool call returned.
-type Result struct {
+// callResult is what a tool call returned.
+type callResult struct {
 	Text      string
 	HasText   bool
 	IsError   bool
@@ -46,7 +46,7 @@ func newSteps(w *writer) *steps {
 }
 
 // add queues a step that needs nothing more and returns its index.
-func (q *steps) add(s Step) (int, error) {
+func (q *steps) add(s stepRec) (int, error) {
 	q.queue = append(q.queue, &queued{step: s, index: q.next})
 	q.next++
 	return q.next - 1, q.flush()
@@ -54,7 +54,7 @@ func (q *steps) add(s Step) (int, error) {
 
 // call queues a tool call that waits for the result with id; a call with
 // no id is written without a result.
-func (q *steps) call(id string, s Step) (int, error) {
+func (q *steps) call(id string, s stepRec) (int, error) {
 	if s.Meta == nil {
 		s.Meta = map[string]any{}
 	}
@@ -81,7 +81,7 @@ func (q *steps) pending(id string) *queued {
 // result answers the oldest unanswered call with id. A result with no call
 // becomes a step of its own (marked orphan_result), never dropped. It
 // returns the index of the step that holds the result.
-func (q *steps) result(id string, r Result) (int, error) {
+func (q *steps) result(id string, r callResult) (int, error) {
 	l := q.open[id]
 	if len(l) == 0 {
 		q.orphans++
@@ -89,7 +89,7 @@ func (q *steps) result(id string, r Result) (int, error) {
 		meta = setIf(meta, "orphan_result", true)
 		meta = setIf(meta, "tool_call_id", id)
 		meta = setIf(meta, "error", r.IsError)
-		s := Step{Type: "tool_call", Tool: r.Tool, Params: map[string]any{}, Timestamp: r.Timestamp, Meta: meta}
+		s := stepRec{Type: "tool_call", Tool: r.Tool, Params: map[string]any{}, Timestamp: r.Timestamp, Meta: meta}
 		if r.HasText {
 			t := r.Text
 			s.Output = &t
