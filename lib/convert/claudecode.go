@@ -22,7 +22,7 @@ const maxHeld = 16 << 20
 // ccEnvelope are the fields every message line repeats; they describe the
 // session, go to the run's metadata once and are not repeated per step.
 func ccEnvelope() []string {
-	return []string{"type", "message", "timestamp", "uuid", "parentUuid", "sessionId", "version", "cwd", "gitBranch", "userType", "slug", "isSidechain", "isMeta", "requestId", "toolUseResult", "sourceToolAssistantUUID"}
+	return []string{"type", "message", "timestamp", "uuid", "parentUuid", "sessionId", "version", "cwd", "gitBranch", "userType", "slug", "isSidechain", "isMeta", "requestId", "toolUseResult"}
 }
 
 // isClaudeCodeLine recognises the first line of a Claude Code transcript.
@@ -381,10 +381,11 @@ func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
 	}
 	content := msg.key("content")
 	lm := c.lineMeta(obj)
-	if n.key("isMeta").bool() {
+	if n.key("isMeta").bool() || n.key("isCompactSummary").bool() {
 		// Text the harness injected (hook feedback, command output,
-		// caveats): not the user's words, so not a prompt; it stays in
-		// the order it happened as an event.
+		// caveats, the summary that continues a compacted session): not
+		// the user's words, so not a prompt; it stays in the order it
+		// happened as an event.
 		text, has, parts := textOf(content)
 		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts)}
 		if has {
@@ -448,6 +449,8 @@ func (c *claudeCode) toolResult(b node, m, obj map[string]any, ts string, first 
 	meta = setIf(meta, "result_parts", parts)
 	meta = setIf(meta, "result_extra", rest(m, "type", "tool_use_id", "content", "is_error"))
 	if first {
+		// The line's own fields go with its first result.
+		meta = setIf(meta, "result_line_extra", rest(obj, ccEnvelope()...))
 		if tur, ok := obj["toolUseResult"]; ok {
 			meta = setIf(meta, "tool_use_result", c.useResult(tur, text, c.q.pending(id), r.IsError))
 		}

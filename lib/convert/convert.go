@@ -202,6 +202,9 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 			}
 		}
 		if f.Name == "" {
+			if isExecutionLog(d.values[0]) {
+				return "", &UndetectedError{Why: "it is an execution log already; pack it as it is (ctx pack FILE)"}
+			}
 			return "", &UndetectedError{Why: describe(d.values[0]) + "; give --from " + strings.Join(FormatNames(), "|")}
 		}
 		opts.detected(f.Name)
@@ -260,6 +263,22 @@ func (d *document) lineOfValue(i int) int {
 	rest := d.data[off:]
 	off += int64(len(rest) - len(bytes.TrimLeft(rest, " \t\r\n")))
 	return 1 + bytes.Count(d.data[:off], []byte("\n"))
+}
+
+// isExecutionLog recognises ctx's own log, in either form, which needs no
+// converting.
+func isExecutionLog(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if _, ok := m["event"].(string); ok {
+		return true
+	}
+	_, steps := m["steps"].([]any)
+	_, prompts := m["prompts"].([]any)
+	_, model := m["model"].(map[string]any)
+	return steps && prompts && model
 }
 
 // describe says what a value looks like, for the message when no format

@@ -204,6 +204,16 @@ func TestUndetectedAndUnknownFormat(t *testing.T) {
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keys hello") {
 		t.Errorf("got %v, want an UndetectedError naming the keys", err)
 	}
+	ex, err := os.ReadFile(filepath.Join(corpusDir(), "contextsubstrate-examples", "crewai.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{string(ex), `{"event":"run","model":{"identifier":"m"}}` + "\n"} {
+		_, err = Convert(strings.NewReader(in), nil, &out, Options{})
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "an execution log already") {
+			t.Errorf("got %v, want an UndetectedError saying it is a log already", err)
+		}
+	}
 	_, err = Convert(strings.NewReader(`[]`), nil, &out, Options{From: "xml"})
 	var uf *UnknownFormatError
 	if !errors.As(err, &uf) {
