@@ -76,8 +76,10 @@ func convertFile(t testing.TB, path string, opts Options) (string, []byte, []str
 func checkPacks(t testing.TB, name string, log []byte) *pack.Manifest {
 	t.Helper()
 	var warns []string
+	// A converted log never names a file on disk, so any existing
+	// directory does as the root (and fuzzing makes none per input).
 	res, err := pack.Build(bytes.NewReader(log), pack.HashSink{}, pack.Options{
-		Root:   t.TempDir(),
+		Root:   os.TempDir(),
 		Strict: true,
 		Warn:   func(s string) { warns = append(warns, s) },
 	})
