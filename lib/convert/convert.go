@@ -150,7 +150,7 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 			return "", &InputError{Msg: "bad gzip data: " + err.Error()}
 		}
 		defer gz.Close()
-		br, file = bufio.NewReaderSize(gz, 1<<20), nil
+		br, file = bufio.NewReaderSize(gzipErrors{gz}, 1<<20), nil
 		magic, _ = br.Peek(4)
 	}
 	if bytes.HasPrefix(magic, []byte("PK\x03\x04")) {
@@ -213,6 +213,18 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		return f.Name, &InputError{Line: d.lineOfValue(1), Msg: fmt.Sprintf("more than one JSON value: a %s transcript is one JSON document", f.Name)}
 	}
 	return f.Name, f.doc(d, w)
+}
+
+// gzipErrors reports damaged compressed data (a truncated stream, a bad
+// checksum) as malformed input rather than as a failure to read.
+type gzipErrors struct{ r io.Reader }
+
+func (g gzipErrors) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &InputError{Msg: "bad gzip data: " + err.Error()}
+	}
+	return n, err
 }
 
 // readLine reads one line, however long, including its newline.
