@@ -16,6 +16,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/cmd/ctx-cat/catcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-checkout/checkoutcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-convert/convertcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-diff/diffcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-export/exportcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-fork/forkcmd"
@@ -38,6 +39,7 @@ func TestMain(m *testing.M) {
 		"ctx":          func() { os.Exit(ctxcmd.Main()) },
 		"ctx-cat":      func() { os.Exit(catcmd.Main()) },
 		"ctx-checkout": func() { os.Exit(checkoutcmd.Main()) },
+		"ctx-convert":  func() { os.Exit(convertcmd.Main()) },
 		"ctx-diff":     func() { os.Exit(diffcmd.Main()) },
 		"ctx-export":   func() { os.Exit(exportcmd.Main()) },
 		"ctx-fork":     func() { os.Exit(forkcmd.Main()) },

@@ -1,0 +1,138 @@
+// Package convertcmd is ctx convert: a real agent transcript in, an
+// execution log out, ready for ctx pack.
+package convertcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/convert"
+)
+
+const name = "ctx-convert"
+
+func usage() cli.Usage {
+	var formats strings.Builder
+	for _, f := range convert.Formats() {
+		fmt.Fprintf(&formats, "  %-12s %s\n", f.Name, f.Summary)
+	}
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx convert [flags] [FILE|-]",
+		Summary:  "Turn an agent transcript into an execution log for ctx pack.",
+		Help: `Reads a transcript from FILE (or standard input: - or no argument) and
+writes its execution log on stdout as NDJSON events (a run line, then
+prompt, input, step and output lines), ready for 'ctx pack -'. Gzip input
+is decompressed. With --from auto (the default) the format is recognised
+from the content and named on stderr.
+
+Formats:
+` + formats.String() + `
+The system prompt and user turns become prompts; each assistant turn's text
+a non-deterministic model_call step; each tool call a tool_call step paired
+with its result by id (a tool error keeps its text, with "error": true in
+the step's metadata); files whose written content the transcript shows
+become outputs. Absolute paths under the run's working directory become
+relative in parameters, metadata and names. Whatever has no place in a log
+is kept under metadata. The same transcript always gives the same log.
+See docs/CONVERT.md for each format's mapping.
+
+Exit status: 0 converted, 2 malformed input (the line or JSON path is
+named), unknown format or I/O error.`,
+		Examples: `ctx convert ~/.claude/projects/-work-app/4f1c.jsonl | ctx pack -
+ctx convert --from openai --model gpt-4o chat.json | ctx pack --tag baseline -
+ctx convert run.traj > run.ndjson && ctx pack run.ndjson
+ctx convert --sample 3 logs/2025-05-12_task.eval | ctx pack -
+ctx convert trace.json | jq -c 'select(.event == "step") | {type, tool}'`,
+	}
+}
+
+type config struct {
+	from   string
+	model  string
+	sample string
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.from, "from", "auto", "the transcript's `format`: auto, "+strings.Join(convert.FormatNames(), ", "))
+	fs.StringVar(&c.model, "model", "", "model identifier `ID` for transcripts that name none")
+	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample as one run (default all)")
+}
+
+// Main runs ctx convert with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx convert.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	args, err := cli.Parse(fs, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	if len(args) > 1 {
+		return cli.Usagef("ctx convert takes one transcript file, or - for standard input")
+	}
+	msg := cli.Messenger{Name: name, W: stderr}
+	src, in := "standard input", stdin
+	var file *os.File
+	if len(args) == 1 && args[0] != "-" {
+		src = args[0]
+		f, err := os.Open(src)
+		if err != nil {
+			return cli.Errorf(cli.ExitTrouble, "cannot read %s: %v", src, unwrap(err))
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return cli.Errorf(cli.ExitTrouble, "cannot read %s: it is a directory", src)
+		}
+		in, file = f, f
+	} else if f, ok := stdin.(*os.File); ok {
+		file = f
+	}
+	opts := convert.Options{
+		From:     cfg.from,
+		Model:    cfg.model,
+		Sample:   cfg.sample,
+		Warn:     func(s string) { msg.Warnf("%s: %s", src, s) },
+		Note:     func(s string) { msg.Notef("%s: %s", src, s) },
+		Detected: func(f string) { msg.Notef("%s: reading as %s (detected; --from to choose)", src, f) },
+	}
+	if _, err := convert.Convert(in, file, stdout, opts); err != nil {
+		return convertError(src, err)
+	}
+	return nil
+}
+
+// convertError puts what the converter reports into the message format.
+func convertError(src string, err error) error {
+	var ie *convert.InputError
+	var uf *convert.UnknownFormatError
+	var ud *convert.UndetectedError
+	switch {
+	case errors.As(err, &uf):
+		return cli.Usagef("--from: %v", uf)
+	case errors.As(err, &ud):
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, ud)
+	case errors.As(err, &ie):
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, ie).WithHint("the log written so far is incomplete; do not pack it")
+	}
+	return cli.Wrap(cli.ExitTrouble, fmt.Errorf("%s: %w", src, err))
+}
+
+// unwrap drops the "open FILE:" prefix of a path error, which the message
+// already names.
+func unwrap(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

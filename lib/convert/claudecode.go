@@ -1,0 +1,609 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// Claude Code writes one JSON object per line to ~/.claude/projects/*.jsonl:
+// user and assistant lines carry an API message, and one assistant message
+// is spread over several lines (one per content block) that share
+// message.id. Other lines (queue-operation, summary, system,
+// file-history-snapshot) are not messages.
+
+// maxHeld bounds what is held before the model is known (the run event
+// comes first). A transcript whose first assistant line comes later than
+// this is written with the fallback model, the same way every time.
+const maxHeld = 16 << 20
+
+// ccEnvelope are the fields every message line repeats; they describe the
+// session, go to the run's metadata once and are not repeated per step.
+func ccEnvelope() []string {
+	return []string{"type", "message", "timestamp", "uuid", "parentUuid", "sessionId", "version", "cwd", "gitBranch", "userType", "slug", "isSidechain", "isMeta", "requestId", "toolUseResult"}
+}
+
+// isClaudeCodeLine recognises the first line of a Claude Code transcript.
+func isClaudeCodeLine(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	var head struct {
+		Type      *string         `json:"type"`
+		SessionID *string         `json:"sessionId"`
+		UUID      *string         `json:"uuid"`
+		LeafUUID  *string         `json:"leafUuid"`
+		MessageID *string         `json:"messageId"`
+		Message   json.RawMessage `json:"message"`
+	}
+	if json.Unmarshal(t, &head) != nil || head.Type == nil {
+		return false
+	}
+	return head.SessionID != nil || head.UUID != nil || head.LeafUUID != nil || head.MessageID != nil
+}
+
+type claudeCode struct {
+	w    *writer
+	q    *steps
+	run  runFields
+	turn *ccTurn // the assistant message being read
+
+	sawCwd bool
+	cwd    string
+}
+
+// ccTurn is one assistant message, gathered over its lines.
+type ccTurn struct {
+	id    string
+	model string
+	items []ccItem
+	text  int // index in items of the merged text, -1 if none
+	meta  map[string]any
+	ts    string
+}
+
+type ccItem struct {
+	step stepRec
+	id   string // tool_use id, for calls
+}
+
+func convertClaudeCode(r *bufio.Reader, w *writer) error {
+	c := &claudeCode{w: w, q: newSteps(w)}
+	c.run.Metadata = map[string]any{"source_format": "claude-code"}
+	for lineNo := 1; ; lineNo++ {
+		line, err := readLine(r)
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if perr := c.line(t, lineNo); perr != nil {
+				return perr
+			}
+			if !w.ran && w.heldBytes() > maxHeld {
+				if err := w.run(c.run); err != nil {
+					return err
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if err := c.endTurn(); err != nil {
+		return err
+	}
+	if err := c.q.close(); err != nil {
+		return err
+	}
+	return w.close(c.run)
+}
+
+func (c *claudeCode) line(raw []byte, lineNo int) error {
+	v, err := decodeValue(raw)
+	if err != nil {
+		return jsonError(raw, err, lineNo)
+	}
+	n := root(v, lineNo)
+	obj, ok := n.obj()
+	if !ok {
+		return &InputError{Line: lineNo, Msg: "must be a JSON object, not " + kindOf(v)}
+	}
+	typ, err := n.key("type").optStr()
+	if err != nil {
+		return err
+	}
+	ts, err := n.key("timestamp").optStr()
+	if err != nil {
+		return err
+	}
+	ts = rfc3339(ts)
+	if c.run.Created == "" && ts != "" {
+		c.run.Created = ts
+	}
+	c.session(n)
+
+	if typ == "assistant" && !n.key("message").null() {
+		return c.assistant(n, obj, ts)
+	}
+	if err := c.endTurn(); err != nil {
+		return err
+	}
+	if typ == "user" && !n.key("message").null() {
+		return c.user(n, obj, ts)
+	}
+	return c.other(typ, obj, ts)
+}
+
+// ccSession names the fields that describe the session, each with the
+// name it takes in the run's metadata.
+func ccSession() [][2]string {
+	return [][2]string{{"sessionId", "session_id"}, {"version", "claude_code_version"}, {"gitBranch", "git_branch"}, {"slug", "slug"}, {"userType", "user_type"}}
+}
+
+// session records what describes the whole session, from the first line
+// that gives it, until the run event is written.
+func (c *claudeCode) session(n node) {
+	if !c.sawCwd {
+		if cwd := n.key("cwd").string(); cwd != "" {
+			c.sawCwd, c.cwd = true, cwd
+			c.w.setWorkdir(cwd)
+		}
+	}
+	if c.w.ran {
+		return
+	}
+	md := c.run.Metadata
+	for _, f := range ccSession() {
+		if _, done := md[f[1]]; !done {
+			md = setIf(md, f[1], n.key(f[0]).string())
+		}
+	}
+	c.run.Metadata = md
+}
+
+// sessionMeta adds to m the session fields of a line that the run event
+// does not hold as they are (a branch switched mid-session, a field that
+// first appears after the run event was written), so none is lost.
+func (c *claudeCode) sessionMeta(obj, m map[string]any) map[string]any {
+	for _, f := range ccSession() {
+		if v, _ := obj[f[0]].(string); v != "" && v != c.run.Metadata[f[1]] {
+			m = setIf(m, f[1], v)
+		}
+	}
+	if cwd, _ := obj["cwd"].(string); cwd != "" && cwd != c.cwd {
+		// The session changed directory (cd): say where this step ran.
+		m = setIf(m, "cwd", cwd)
+	}
+	return m
+}
+
+// lineMeta is the metadata every step made from a line carries: its uuids,
+// and whatever the line has beyond the known fields.
+func (c *claudeCode) lineMeta(obj map[string]any) map[string]any {
+	var m map[string]any
+	m = setIf(m, "uuid", obj["uuid"])
+	m = setIf(m, "parent_uuid", obj["parentUuid"])
+	m = setIf(m, "sidechain", obj["isSidechain"])
+	m = c.sessionMeta(obj, m)
+	m = setIf(m, "extra", rest(obj, ccEnvelope()...))
+	return m
+}
+
+func (c *claudeCode) assistant(n node, obj map[string]any, ts string) error {
+	msg := n.key("message")
+	if _, err := msg.needObj(); err != nil {
+		return err
+	}
+	id, err := msg.key("id").optStr()
+	if err != nil {
+		return err
+	}
+	model, err := msg.key("model").optStr()
+	if err != nil {
+		return err
+	}
+	if c.turn != nil && (id == "" || id != c.turn.id) {
+		if err := c.endTurn(); err != nil {
+			return err
+		}
+	}
+	if c.turn == nil {
+		c.turn = &ccTurn{id: id, model: model, text: -1, ts: ts}
+		var meta map[string]any
+		meta = setIf(meta, "message_id", id)
+		meta = setIf(meta, "request_id", obj["requestId"])
+		c.turn.meta = meta
+	}
+	t := c.turn
+	// "<synthetic>" marks messages Claude Code made up itself (API errors,
+	// interruptions); it is no model.
+	if model != "" && model != "<synthetic>" && !c.w.ran {
+		c.run.Model = model
+		if err := c.w.run(c.run); err != nil {
+			return err
+		}
+	}
+	if u := msg.key("usage").v; u != nil {
+		t.meta = setIf(t.meta, "usage", u)
+	}
+	if sr, _ := msg.key("stop_reason").v.(string); sr != "" {
+		t.meta = setIf(t.meta, "stop_reason", sr)
+	}
+	if extra := rest(msg.v.(map[string]any), "id", "model", "role", "type", "content", "usage", "stop_reason", "stop_sequence"); extra != nil {
+		t.meta = setIf(t.meta, "message_extra", extra)
+	}
+	lm := c.lineMeta(obj)
+	content := msg.key("content")
+	if s, ok := content.str(); ok {
+		t.addText(s, ts, lm)
+		return nil
+	}
+	blocks, err := content.needArr()
+	if err != nil {
+		return err
+	}
+	for i := range blocks {
+		b := content.idx(i)
+		if err := t.block(b, ts, lm, model); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *ccTurn) addText(s, ts string, lm map[string]any) {
+	if t.text >= 0 {
+		prev := *t.items[t.text].step.Output
+		joined := prev + "\n\n" + s
+		t.items[t.text].step.Output = &joined
+		return
+	}
+	t.text = len(t.items)
+	out := s
+	t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Output: &out, Timestamp: ts, Meta: lm}})
+}
+
+func (t *ccTurn) block(b node, ts string, lm map[string]any, model string) error {
+	m, err := b.needObj()
+	if err != nil {
+		return err
+	}
+	typ, err := b.key("type").optStr()
+	if err != nil {
+		return err
+	}
+	switch typ {
+	case "text":
+		s, err := b.key("text").optStr()
+		if err != nil {
+			return err
+		}
+		t.addText(s, ts, lm)
+	case "thinking":
+		s, err := b.key("thinking").optStr()
+		if err != nil {
+			return err
+		}
+		meta := cloneMeta(lm)
+		meta = setIf(meta, "signature", m["signature"])
+		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: meta}})
+	case "redacted_thinking":
+		meta := cloneMeta(lm)
+		meta = setIf(meta, "redacted_thinking", m["data"])
+		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Timestamp: ts, Meta: meta}})
+	case "tool_use", "server_tool_use", "mcp_tool_use":
+		id, err := b.key("id").optStr()
+		if err != nil {
+			return err
+		}
+		name, err := b.key("name").optStr()
+		if err != nil {
+			return err
+		}
+		params, bad := parseArguments(m["input"])
+		meta := cloneMeta(lm)
+		meta = setIf(meta, "arguments_not_json", bad)
+		if typ != "tool_use" {
+			meta = setIf(meta, "block_type", typ)
+		}
+		meta = setIf(meta, "block_extra", rest(m, "type", "id", "name", "input"))
+		t.items = append(t.items, ccItem{id: id, step: stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta}})
+	default:
+		// A block this converter does not know (a new kind, or a result
+		// the server attached) is kept whole as an event of the turn.
+		meta := cloneMeta(lm)
+		meta = setIf(meta, "block", m)
+		t.items = append(t.items, ccItem{step: stepRec{Type: "event", Tool: "assistant/" + typ, Timestamp: ts, Meta: meta}})
+	}
+	return nil
+}
+
+func cloneMeta(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// endTurn queues the steps of the assistant message read so far: thinking,
+// the text merged into one model_call, then its tool calls, in the order
+// the blocks came. The message's usage goes on its first step.
+func (c *claudeCode) endTurn() error {
+	t := c.turn
+	if t == nil {
+		return nil
+	}
+	c.turn = nil
+	model := t.model
+	if model == "" {
+		model = c.run.Model
+	}
+	for i, it := range t.items {
+		s := it.step
+		if i == 0 {
+			for _, k := range sortedKeys(t.meta) {
+				s.Meta = setIf(s.Meta, k, t.meta[k])
+			}
+		} else {
+			s.Meta = setIf(s.Meta, "message_id", t.id)
+		}
+		var err error
+		switch s.Type {
+		case "model_call":
+			s.Tool = model
+			if s.Tool == "" {
+				s.Tool = "model"
+			}
+			_, err = c.q.add(s)
+		case "tool_call":
+			_, err = c.q.call(it.id, s)
+		default:
+			_, err = c.q.add(s)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
+	msg := n.key("message")
+	if _, err := msg.needObj(); err != nil {
+		return err
+	}
+	content := msg.key("content")
+	lm := c.lineMeta(obj)
+	if n.key("isMeta").bool() || n.key("isCompactSummary").bool() {
+		// Text the harness injected (hook feedback, command output,
+		// caveats, the summary that continues a compacted session): not
+		// the user's words, so not a prompt; it stays in the order it
+		// happened as an event.
+		text, has, parts := textOf(content)
+		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts)}
+		if has {
+			s.Output = &text
+		}
+		_, err := c.q.add(s)
+		return err
+	}
+	if s, ok := content.str(); ok {
+		return c.q.prompt("user", s, setIf(lm, "timestamp", ts))
+	}
+	blocks, err := content.needArr()
+	if err != nil {
+		return err
+	}
+	var texts []string
+	var other []any
+	results := 0
+	for i := range blocks {
+		b := content.idx(i)
+		m, err := b.needObj()
+		if err != nil {
+			return err
+		}
+		switch typ, _ := m["type"].(string); typ {
+		case "tool_result":
+			results++
+			if err := c.toolResult(b, m, obj, ts, results == 1); err != nil {
+				return err
+			}
+		case "text":
+			s, err := b.key("text").optStr()
+			if err != nil {
+				return err
+			}
+			texts = append(texts, s)
+		default:
+			other = append(other, m)
+		}
+	}
+	if len(texts) > 0 || len(other) > 0 {
+		meta := setIf(lm, "timestamp", ts)
+		meta = setIf(meta, "parts", other)
+		return c.q.prompt("user", strings.Join(texts, "\n"), meta)
+	}
+	return nil
+}
+
+// toolResult pairs a tool_result block with its call. toolUseResult, the
+// structured result Claude Code keeps beside the message, shows the files
+// the call read and wrote; the rest of it goes to metadata.
+func (c *claudeCode) toolResult(b node, m, obj map[string]any, ts string, first bool) error {
+	id, err := b.key("tool_use_id").optStr()
+	if err != nil {
+		return err
+	}
+	text, has, parts := textOf(b.key("content"))
+	r := callResult{Text: text, HasText: has, IsError: b.key("is_error").bool(), Timestamp: ts}
+	var meta map[string]any
+	meta = setIf(meta, "result_uuid", obj["uuid"])
+	meta = setIf(meta, "result_parts", parts)
+	meta = setIf(meta, "result_extra", rest(m, "type", "tool_use_id", "content", "is_error"))
+	if first {
+		// The line's own fields go with its first result.
+		meta = setIf(meta, "result_line_extra", rest(obj, ccEnvelope()...))
+		if tur, ok := obj["toolUseResult"]; ok {
+			meta = setIf(meta, "tool_use_result", c.useResult(tur, text, c.q.pending(id), r.IsError))
+		}
+	}
+	r.Meta = meta
+	_, err = c.q.result(id, r)
+	return err
+}
+
+// useResult records the file effects shown by a toolUseResult and returns
+// what is left of it for metadata. File contents, which the log holds as
+// inputs and outputs, and repeats of the result text are not copied.
+func (c *claudeCode) useResult(v any, text string, call *queued, isError bool) any {
+	if s, ok := v.(string); ok {
+		if s == text || s == "Error: "+text || strings.TrimPrefix(s, "Error: ") == text {
+			return nil
+		}
+		return s
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	out := cloneMeta(m)
+	step := c.q.next // an orphan result becomes the next step
+	if call != nil {
+		step = call.index
+	}
+	fp, _ := m["filePath"].(string)
+	if f, ok := m["file"].(map[string]any); ok {
+		// Read: the file as it was, when the whole file was read.
+		p, _ := f["filePath"].(string)
+		body, hasBody := f["content"].(string)
+		if hasBody && p != "" && wholeRead(f) && !c.w.known(p) {
+			_ = c.w.input(p, body, nil)
+		}
+		if hasBody {
+			fc := cloneMeta(f)
+			delete(fc, "content")
+			out["file"] = fc
+		}
+	}
+	if orig, ok := m["originalFile"].(string); ok && fp != "" {
+		if !c.w.known(fp) {
+			_ = c.w.input(fp, orig, nil)
+		}
+		delete(out, "originalFile")
+	}
+	if !isError && fp != "" {
+		if body, ok := m["content"].(string); ok {
+			// Write (create or update): the content it wrote.
+			c.w.wrote(fp, body, step)
+			delete(out, "content")
+		} else if orig, ok := m["originalFile"].(string); ok {
+			if body, ok := applyEdits(orig, m); ok {
+				c.w.wrote(fp, body, step)
+				delete(out, "structuredPatch")
+			}
+		}
+	}
+	if call != nil && call.step.Params != nil {
+		// Edit's old and new strings are the call's parameters already.
+		if old, _ := m["oldString"].(string); old != "" && old == call.step.Params["old_string"] {
+			delete(out, "oldString")
+		}
+		if nw, _ := m["newString"].(string); nw == call.step.Params["new_string"] {
+			delete(out, "newString")
+		}
+	}
+	if so, _ := m["stdout"].(string); so != "" && so == text {
+		delete(out, "stdout")
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// wholeRead reports whether a Read result holds the whole file.
+func wholeRead(f map[string]any) bool {
+	num := func(k string) (int64, bool) {
+		n, ok := f[k].(json.Number)
+		if !ok {
+			return 0, false
+		}
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	start, ok1 := num("startLine")
+	lines, ok2 := num("numLines")
+	total, ok3 := num("totalLines")
+	if !ok1 && !ok2 && !ok3 {
+		return true
+	}
+	return ok1 && ok2 && ok3 && start <= 1 && lines >= total
+}
+
+// applyEdits replays an Edit or MultiEdit on the file it started from.
+func applyEdits(orig string, m map[string]any) (string, bool) {
+	type edit struct {
+		old, new string
+		all      bool
+	}
+	var edits []edit
+	if old, ok := m["oldString"].(string); ok {
+		nw, _ := m["newString"].(string)
+		all, _ := m["replaceAll"].(bool)
+		edits = append(edits, edit{old, nw, all})
+	} else if list, ok := m["edits"].([]any); ok {
+		for _, e := range list {
+			em, _ := e.(map[string]any)
+			old, ok1 := em["old_string"].(string)
+			nw, ok2 := em["new_string"].(string)
+			if !ok1 || !ok2 {
+				return "", false
+			}
+			all, _ := em["replace_all"].(bool)
+			edits = append(edits, edit{old, nw, all})
+		}
+	}
+	if len(edits) == 0 {
+		return "", false
+	}
+	s := orig
+	for _, e := range edits {
+		if e.old == "" || !strings.Contains(s, e.old) {
+			return "", false
+		}
+		n := 1
+		if e.all {
+			n = -1
+		}
+		s = strings.Replace(s, e.old, e.new, n)
+	}
+	return s, true
+}
+
+// other turns a line that is not a message into an event step named for
+// its type, with the line under metadata.
+func (c *claudeCode) other(typ string, obj map[string]any, ts string) error {
+	if typ == "" {
+		typ = "unknown"
+	}
+	meta := rest(obj, "type", "timestamp", "sessionId", "version", "cwd", "gitBranch", "userType", "slug")
+	meta = c.sessionMeta(obj, meta)
+	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
+	for _, k := range []string{"content", "summary"} {
+		if t, ok := obj[k].(string); ok {
+			s.Output = &t
+			delete(meta, k)
+			break
+		}
+	}
+	_, err := c.q.add(s)
+	return err
+}

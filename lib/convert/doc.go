@@ -1,0 +1,18 @@
+// Package convert turns the transcripts real agents write (OpenAI and
+// Anthropic message lists, Claude Code session JSONL, SWE-agent
+// trajectories, OpenHands event streams, OpenTelemetry gen_ai spans, Inspect
+// AI eval logs) into a ctx execution log: the NDJSON event form of contract
+// section 4, ready for `ctx pack -`.
+//
+// Every format maps onto the same shape: the system prompt and user turns
+// become the run's prompts, assistant text becomes non-deterministic
+// model_call steps, each tool call becomes a tool_call step paired with its
+// result by id, and files whose written content the transcript shows become
+// outputs. What has no place in a log is kept under metadata.
+//
+// It must never drop part of a transcript without saying so (a warning, or
+// a rule written in docs/CONVERT.md), never put the time of conversion or
+// anything about the converting machine into the log, never let a path from
+// a transcript become a name outside the run's working directory, and never
+// touch a store: its only output is the log.
+package convert

@@ -1,0 +1,125 @@
+package convert
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The fuzz targets feed each reader arbitrary bytes, seeded with the
+// corpus and small hand-made transcripts. Whatever the input, a reader
+// must not panic, must answer malformed input with an InputError, and
+// what it accepts must pack under --strict with no warning, the same way
+// every time.
+
+// fuzzSeeds adds the corpus files of a format no larger than max bytes
+// (gzip ones decompressed), and the extra seeds.
+func fuzzSeeds(f *testing.F, format string, max int, extra ...string) {
+	for path, ff := range corpusFiles(f) {
+		if ff != format {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if filepath.Ext(path) == ".gz" {
+			zr, err := gzip.NewReader(bytes.NewReader(data))
+			if err != nil {
+				f.Fatal(err)
+			}
+			if data, err = io.ReadAll(zr); err != nil {
+				f.Fatal(err)
+			}
+		}
+		if len(data) <= max {
+			f.Add(data)
+		}
+	}
+	for _, s := range extra {
+		f.Add([]byte(s))
+	}
+}
+
+func fuzzConvert(t *testing.T, from string, data []byte) {
+	var out bytes.Buffer
+	_, err := Convert(bytes.NewReader(data), nil, &out, Options{From: from, Model: "fuzz"})
+	if err != nil {
+		var ie *InputError
+		var ue *UndetectedError
+		if !errors.As(err, &ie) && !errors.As(err, &ue) {
+			t.Fatalf("error of type %T: %v", err, err)
+		}
+		return
+	}
+	checkPacks(t, "fuzz input", out.Bytes())
+	var again bytes.Buffer
+	if _, err := Convert(bytes.NewReader(data), nil, &again, Options{From: from, Model: "fuzz"}); err != nil || !bytes.Equal(out.Bytes(), again.Bytes()) {
+		t.Fatalf("a second conversion differs (err %v)", err)
+	}
+}
+
+func FuzzClaudeCode(f *testing.F) {
+	fuzzSeeds(f, "claude-code", 8<<10,
+		`{"type":"assistant","sessionId":"s","cwd":"/w","message":{"id":"m1","model":"x","content":[{"type":"thinking","thinking":"hm","signature":"s"}]}}
+{"type":"assistant","sessionId":"s","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/w/a","old_string":"a","new_string":"b"}}]}}
+{"type":"user","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"toolUseResult":{"filePath":"/w/a","oldString":"a","newString":"b","originalFile":"abc"}}
+{"type":"summary","summary":"s","leafUuid":"u"}
+`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "claude-code", data) })
+}
+
+func FuzzOpenAI(f *testing.F) {
+	fuzzSeeds(f, "openai", 12<<10,
+		`[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{"}},{"role":"function","name":"f","content":"r"}]`,
+		`{"model":"gpt-4o","temperature":0,"messages":[{"role":"user","content":"x"}],"choices":[{"message":{"role":"assistant","content":"y"},"finish_reason":"stop"}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "openai", data) })
+}
+
+func FuzzAnthropic(f *testing.F) {
+	fuzzSeeds(f, "anthropic", 0,
+		`{"model":"claude","system":"s","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"write_file","input":{"path":"a.txt","content":"x"}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"ok"}],"is_error":true}]}]}`,
+		`[{"role":"assistant","content":[{"type":"server_tool_use","id":"s","name":"web_search","input":{"q":1}},{"type":"web_search_tool_result","tool_use_id":"s","content":[{"type":"web_search_result","url":"u"}]}]}]`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "anthropic", data) })
+}
+
+func FuzzSWEAgent(f *testing.F) {
+	fuzzSeeds(f, "swe-agent", 0,
+		`{"history":[{"role":"system","content":"s"},{"role":"user","content":"issue"},{"role":"assistant","content":"t","thought":"t","action":"ls\n"},{"role":"user","content":"a b"}],"trajectory":[{"action":"ls\n","observation":"a b","response":"t","thought":"t","state":"{\"working_dir\": \"/repo\"}"}],"info":{"submission":"diff"}}`,
+		`{"trajectory":[{"action":"cat /repo/x","observation":"y","response":"r"}],"environment":"e"}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "swe-agent", data) })
+}
+
+func FuzzOpenHands(f *testing.F) {
+	fuzzSeeds(f, "openhands", 16<<10)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "openhands", data) })
+}
+
+func FuzzOTel(f *testing.F) {
+	fuzzSeeds(f, "otel", 11<<10,
+		`{"resourceSpans":[{"resource":{"attributes":[{"key":"os.type","value":{"stringValue":"linux"}}]},"scopeSpans":[{"spans":[{"spanId":"aa","name":"execute_tool t","startTimeUnixNano":"1","attributes":[{"key":"gen_ai.tool.call.arguments","value":{"stringValue":"{\"a\":1}"}},{"key":"n","value":{"intValue":"99999999999999999999"}}],"status":{"code":2}}]}]}]}`,
+		`{"name":"chat m","context":{"span_id":"0x1"},"attributes":{"gen_ai.prompt.0.role":"user","gen_ai.prompt.0.content":"hi","gen_ai.completion.0.content":"yo","gen_ai.system":"openai"}}
+{"name":"x","context":{},"attributes":{}}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "otel", data) })
+}
+
+func FuzzInspect(f *testing.F) {
+	fuzzSeeds(f, "inspect", 10<<10,
+		`{"version":2,"eval":{"model":"m","created":"2025-01-01T00:00:00Z"},"samples":[{"id":"a","epoch":1,"messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"reasoning","reasoning":"r"},{"type":"text","text":"x"}],"tool_calls":[{"id":"c","function":"bash","arguments":{"cmd":"ls"}}]},{"role":"tool","tool_call_id":"c","content":"","error":{"type":"timeout","message":"too slow"}}],"attachments":{"h":"long"},"events":[{"event":"model","timestamp":"2025-01-01T00:00:01Z"}]}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "inspect", data) })
+}
+
+// FuzzDetect feeds auto-detection, which must pick some reader or say it
+// cannot, for any input.
+func FuzzDetect(f *testing.F) {
+	f.Add([]byte(`{"eval":{},"samples":[]}`))
+	f.Add([]byte(`[{"role":"user","content":"x"}]`))
+	f.Add([]byte(`{"type":"user","uuid":"u","message":{"role":"user","content":"x"}}`))
+	f.Add([]byte("\x1f\x8b\x08\x00"))
+	f.Add([]byte("PK\x03\x04"))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "", data) })
+}

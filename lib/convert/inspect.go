@@ -1,0 +1,375 @@
+package convert
+
+import (
+	"archive/zip"
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Inspect AI writes an eval log as one JSON document ({version, status,
+// eval, plan, results, stats, samples}) or as a .eval zip archive
+// (header.json with the same fields but samples, and samples/ID_epoch_N.json
+// one per sample). A sample holds the conversation (messages, OpenAI-style
+// with Inspect's fields), the events that produced it (with times), its
+// scores and attachments (long strings moved out of messages, referenced
+// as attachment://HASH).
+
+func isInspect(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	if _, ok := m["eval"].(map[string]any); !ok {
+		return false
+	}
+	for _, k := range []string{"samples", "plan", "results", "status", "version"} {
+		if _, ok := m[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// zipDoc is an opened .eval archive.
+type zipDoc struct {
+	r       *zip.Reader
+	cleanup func()
+}
+
+func (z *zipDoc) close() {
+	if z.cleanup != nil {
+		z.cleanup()
+	}
+}
+
+// openZip opens an archive: in place when file is a regular file (zip
+// needs random access), else from a temporary copy of the stream.
+func openZip(br *bufio.Reader, file *os.File) (*zipDoc, error) {
+	if file != nil {
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
+			zr, err := zip.NewReader(file, fi.Size())
+			if err != nil {
+				return nil, &InputError{Msg: "bad zip archive: " + err.Error()}
+			}
+			return &zipDoc{r: zr}, nil
+		}
+	}
+	tmp, err := os.CreateTemp("", "ctx-convert-*.eval")
+	if err != nil {
+		return nil, err
+	}
+	cleanup := func() { tmp.Close(); os.Remove(tmp.Name()) }
+	n, err := io.Copy(tmp, br)
+	if err != nil {
+		cleanup()
+		return nil, err
+	}
+	zr, err := zip.NewReader(tmp, n)
+	if err != nil {
+		cleanup()
+		return nil, &InputError{Msg: "bad zip archive: " + err.Error()}
+	}
+	return &zipDoc{r: zr, cleanup: cleanup}, nil
+}
+
+// readJSON reads and decodes one member of the archive.
+func (z *zipDoc) readJSON(name string) (any, error) {
+	for _, f := range z.r.File {
+		if f.Name != name {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return nil, &InputError{Path: name, Msg: err.Error()}
+		}
+		defer rc.Close()
+		data, err := io.ReadAll(rc)
+		if err != nil {
+			return nil, &InputError{Path: name, Msg: err.Error()}
+		}
+		v, err := decodeValue(data)
+		if err != nil {
+			e := jsonError(data, err, 0)
+			if ie, ok := e.(*InputError); ok {
+				ie.Msg = name + ": " + ie.Msg
+			}
+			return nil, e
+		}
+		return v, nil
+	}
+	return nil, nil
+}
+
+// sampleRef names a sample: its id and epoch.
+type sampleRef struct {
+	id    string
+	epoch int
+	n     node
+	file  string // archive member, for .eval
+}
+
+// sampleOrder sorts samples by id (numbers by value, before other ids),
+// then epoch, so the run does not depend on the order of the archive.
+func sampleOrder(a, b sampleRef) bool {
+	ai, aerr := strconv.Atoi(a.id)
+	bi, berr := strconv.Atoi(b.id)
+	switch {
+	case aerr == nil && berr == nil && ai != bi:
+		return ai < bi
+	case aerr == nil && berr != nil:
+		return true
+	case aerr != nil && berr == nil:
+		return false
+	case a.id != b.id:
+		return a.id < b.id
+	}
+	return a.epoch < b.epoch
+}
+
+func convertInspect(d *document, w *writer) error {
+	var header node
+	var refs []sampleRef
+	if d.zip != nil {
+		v, err := d.zip.readJSON("header.json")
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			// A log still being written has only its journal.
+			if v, err = d.zip.readJSON("_journal/start.json"); err != nil {
+				return err
+			}
+		}
+		if v == nil {
+			return &InputError{Msg: "not an Inspect .eval archive: no header.json"}
+		}
+		header = root(v, 0)
+		for _, f := range d.zip.r.File {
+			dir, base := path.Split(f.Name)
+			if dir != "samples/" || !strings.HasSuffix(base, ".json") {
+				continue
+			}
+			id, epoch := splitSampleFile(strings.TrimSuffix(base, ".json"))
+			refs = append(refs, sampleRef{id: id, epoch: epoch, file: f.Name})
+		}
+	} else {
+		header = d.first()
+		if _, err := header.needObj(); err != nil {
+			return err
+		}
+		list, _ := header.key("samples").arr()
+		for i := range list {
+			s := header.key("samples").idx(i)
+			refs = append(refs, sampleRef{id: eventID(s.key("id").v), epoch: atoiOr(s.key("epoch").v, 1), n: s})
+		}
+	}
+	sort.SliceStable(refs, func(i, j int) bool { return sampleOrder(refs[i], refs[j]) })
+
+	pick := d.opts.Sample
+	if pick != "" && pick != "all" {
+		id, epoch, hasEpoch := strings.Cut(pick, ":")
+		var kept []sampleRef
+		for _, r := range refs {
+			if r.id == id && (!hasEpoch || strconv.Itoa(r.epoch) == epoch) {
+				kept = append(kept, r)
+			}
+		}
+		if len(kept) == 0 {
+			var ids []string
+			for _, r := range refs {
+				ids = append(ids, fmt.Sprintf("%s:%d", r.id, r.epoch))
+			}
+			return &InputError{Msg: fmt.Sprintf("no sample %q in the log (samples: %s)", pick, strings.Join(ids, ", "))}
+		}
+		refs = kept
+	}
+
+	ev := header.key("eval")
+	var r runFields
+	r.Created = rfc3339(ev.key("created").string())
+	r.Model = ev.key("model").string()
+	if gc, ok := ev.key("model_generate_config").obj(); ok {
+		r.Parameters = gc
+	}
+	r.Metadata = map[string]any{"source_format": "inspect"}
+	if em, ok := ev.obj(); ok {
+		r.Metadata = setIf(r.Metadata, "eval", rest(em, "created", "model", "model_generate_config"))
+	}
+	if hm, ok := header.obj(); ok {
+		r.Metadata = setIf(r.Metadata, "log", rest(hm, "eval", "samples", "reductions"))
+	}
+	if len(refs) > 1 {
+		w.notef("the log holds %d samples, converted as one run in id order (--sample ID picks one)", len(refs))
+	}
+
+	// Load the samples (each is needed for the system prompt, which the
+	// run event carries before any step).
+	samples := make([]node, len(refs))
+	for i, ref := range refs {
+		if ref.file != "" {
+			v, err := d.zip.readJSON(ref.file)
+			if err != nil {
+				return err
+			}
+			samples[i] = node{v: v, path: ref.file}
+		} else {
+			samples[i] = ref.n
+		}
+	}
+	var summaries []any
+	sys := -1
+	for i, s := range samples {
+		m, err := s.needObj()
+		if err != nil {
+			return err
+		}
+		// The input repeats the first user message and the output's
+		// choices the last assistant turn; the rest of them is kept.
+		sum := rest(m, "messages", "events", "attachments", "input", "output")
+		if om, ok := m["output"].(map[string]any); ok {
+			sum = setIf(sum, "output", rest(om, "choices"))
+		}
+		if evs, ok := m["events"].([]any); ok && len(evs) > 0 {
+			// The events repeat the conversation in more detail (sandbox
+			// calls, state and store changes, spans); the log holds the
+			// conversation, and how many events of each kind there were.
+			counts := map[string]any{}
+			for _, e := range evs {
+				em, _ := e.(map[string]any)
+				k, _ := em["event"].(string)
+				n, _ := counts[k].(int)
+				counts[k] = n + 1
+			}
+			sum = setIf(sum, "events", counts)
+		}
+		summaries = append(summaries, sum)
+		if i == 0 {
+			idx, text, _ := findSystem(s.key("messages"))
+			sys, r.SystemPrompt = idx, text
+		}
+	}
+	r.Metadata = setIf(r.Metadata, "samples", summaries)
+	if err := w.run(r); err != nil {
+		return err
+	}
+	q := newSteps(w)
+	for i, s := range samples {
+		if err := inspectSample(w, q, s, refs[i], sys, i == 0, r.SystemPrompt); err != nil {
+			return err
+		}
+	}
+	if err := q.close(); err != nil {
+		return err
+	}
+	return w.close(r)
+}
+
+func atoiOr(v any, def int) int {
+	if n, err := strconv.Atoi(eventID(v)); err == nil {
+		return n
+	}
+	return def
+}
+
+// splitSampleFile reads Inspect's member name ID_epoch_N.
+func splitSampleFile(base string) (string, int) {
+	i := strings.LastIndex(base, "_epoch_")
+	if i < 0 {
+		return base, 1
+	}
+	n, err := strconv.Atoi(base[i+len("_epoch_"):])
+	if err != nil {
+		return base, 1
+	}
+	return base[:i], n
+}
+
+// inspectSample maps one sample's messages, with times from its events:
+// a tool event has the id of its call, and model events come in the order
+// of the assistant messages they produced.
+func inspectSample(w *writer, q *steps, s node, ref sampleRef, sys int, first bool, system *string) error {
+	atts, _ := s.key("attachments").obj()
+	msgs := s.key("messages")
+	list, err := msgs.needArr()
+	if err != nil {
+		return err
+	}
+	if len(atts) > 0 {
+		// Put the attachments back where Inspect moved them out.
+		resolveAttachments(list, atts)
+	}
+	toolTimes := map[string]string{}
+	var modelTimes []string
+	evs, _ := s.key("events").arr()
+	for i := range evs {
+		e := s.key("events").idx(i)
+		typ := e.key("event").string()
+		ts := rfc3339(e.key("timestamp").string())
+		switch typ {
+		case "model":
+			modelTimes = append(modelTimes, ts)
+		case "tool":
+			if id := e.key("id").string(); id != "" {
+				toolTimes[id] = ts
+			}
+		}
+	}
+	var times []string
+	k := 0
+	for i := range list {
+		t := ""
+		if msgs.idx(i).key("role").string() == "assistant" && k < len(modelTimes) {
+			t = modelTimes[k]
+			k++
+		}
+		times = append(times, t)
+	}
+	c := &chat{w: w, q: q, system: -1, meta: map[string]any{"sample": ref.id, "epoch": ref.epoch}}
+	if first {
+		c.system = sys
+	}
+	for i := range list {
+		m := msgs.idx(i)
+		if !first && system != nil && (m.key("role").string() == "system") {
+			if text, _, _ := textOf(m.key("content")); text == *system {
+				continue // the run's system prompt again
+			}
+		}
+		ts := times[i]
+		if m.key("role").string() == "tool" {
+			ts = toolTimes[m.key("tool_call_id").string()]
+		}
+		if err := c.message(m, i, ts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolveAttachments replaces attachment://HASH strings in messages by the
+// text they stand for.
+func resolveAttachments(v any, atts map[string]any) any {
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			x[i] = resolveAttachments(e, atts)
+		}
+	case map[string]any:
+		for k, e := range x {
+			x[k] = resolveAttachments(e, atts)
+		}
+	case string:
+		if h, ok := strings.CutPrefix(x, "attachment://"); ok {
+			if s, ok := atts[h].(string); ok {
+				return s
+			}
+		}
+	}
+	return v
+}

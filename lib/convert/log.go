@@ -1,0 +1,314 @@
+package convert
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// runFields is the run event of a log: what holds for the whole run.
+type runFields struct {
+	Created      string         // RFC 3339, from the transcript; "" lets ctx pack decide
+	Model        string         // model identifier; "" takes Options.Model, else "unknown"
+	Parameters   map[string]any // model parameters the transcript gives
+	SystemPrompt *string
+	Environment  map[string]any
+	Metadata     map[string]any
+}
+
+// stepRec is one step of the log before it is written.
+type stepRec struct {
+	Type      string // "tool_call", "model_call" or "event"
+	Tool      string
+	Params    map[string]any
+	Output    *string
+	Timestamp string
+	Meta      map[string]any
+}
+
+// The event shapes of contract section 4, with exactly the fields ctx pack
+// knows, so the log passes `ctx pack --strict`.
+type (
+	runEvent struct {
+		Event        string         `json:"event"`
+		Created      string         `json:"created,omitempty"`
+		Model        modelField     `json:"model"`
+		SystemPrompt *string        `json:"system_prompt,omitempty"`
+		Environment  map[string]any `json:"environment,omitempty"`
+		Metadata     map[string]any `json:"metadata,omitempty"`
+	}
+	modelField struct {
+		Identifier string         `json:"identifier"`
+		Parameters map[string]any `json:"parameters,omitempty"`
+	}
+	promptEvent struct {
+		Event         string         `json:"event"`
+		Role          string         `json:"role"`
+		Content       *string        `json:"content,omitempty"`
+		ContentBase64 string         `json:"content_base64,omitempty"`
+		Metadata      map[string]any `json:"metadata,omitempty"`
+	}
+	fileEvent struct {
+		Event         string         `json:"event"`
+		Name          string         `json:"name"`
+		Content       *string        `json:"content,omitempty"`
+		ContentBase64 string         `json:"content_base64,omitempty"`
+		Metadata      map[string]any `json:"metadata,omitempty"`
+	}
+	stepEvent struct {
+		Event         string         `json:"event"`
+		Type          string         `json:"type"`
+		Tool          string         `json:"tool"`
+		Parameters    map[string]any `json:"parameters"`
+		Output        *string        `json:"output,omitempty"`
+		OutputBase64  string         `json:"output_base64,omitempty"`
+		Deterministic bool           `json:"deterministic"`
+		Timestamp     string         `json:"timestamp,omitempty"`
+		Metadata      map[string]any `json:"metadata,omitempty"`
+	}
+)
+
+// writer writes a log as NDJSON events while a transcript is read. Events
+// that come before the run event is known are held (a streaming format may
+// only learn the model a few lines in) and written right after it, so the
+// run event is always the first line.
+type writer struct {
+	out   *bufio.Writer
+	enc   *json.Encoder
+	wd    workdir
+	opts  Options
+	ran   bool
+	model string // the model identifier the run event named
+	held  bytes.Buffer
+	steps int
+
+	failed  bool // the output failed, or ends with an error event
+	inputs  map[string]bool
+	files   *fileSet
+	outside map[string]bool // paths already warned about
+}
+
+func newWriter(out io.Writer, opts Options) *writer {
+	bw := bufio.NewWriterSize(out, 64<<10)
+	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	w.enc = json.NewEncoder(bw)
+	w.enc.SetEscapeHTML(false)
+	return w
+}
+
+func (w *writer) warnf(format string, args ...any) {
+	if w.opts.Warn != nil {
+		w.opts.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+func (w *writer) notef(format string, args ...any) {
+	if w.opts.Note != nil {
+		w.opts.Note(fmt.Sprintf(format, args...))
+	}
+}
+
+// setWorkdir names the run's working directory; paths under it become
+// relative from then on.
+func (w *writer) setWorkdir(dir string) { w.wd = newWorkdir(dir) }
+
+// clean makes a parameter or metadata value safe for a pack and rewrites
+// working-directory paths in its strings.
+func (w *writer) clean(v map[string]any) map[string]any {
+	if v == nil {
+		return nil
+	}
+	return safeJSON(v, w.wd.text).(map[string]any)
+}
+
+// held reports how many bytes wait for the run event.
+func (w *writer) heldBytes() int { return w.held.Len() }
+
+// run writes the run event, then whatever was held for it.
+func (w *writer) run(r runFields) error {
+	if w.ran {
+		return nil
+	}
+	w.ran = true
+	id := r.Model
+	if id == "" {
+		id = w.opts.Model
+		if id == "" {
+			id = "unknown"
+			w.warnf("the transcript names no model; using %q (give --model ID)", id)
+		}
+	} else if w.opts.Model != "" && w.opts.Model != id {
+		w.warnf("--model %s ignored: the transcript names the model %s", w.opts.Model, id)
+	}
+	w.model = id
+	ev := runEvent{
+		Event:        "run",
+		Created:      r.Created,
+		Model:        modelField{Identifier: id, Parameters: w.clean(r.Parameters)},
+		SystemPrompt: r.SystemPrompt,
+		Environment:  w.clean(r.Environment),
+		Metadata:     w.clean(r.Metadata),
+	}
+	if err := w.enc.Encode(ev); err != nil {
+		return err
+	}
+	_, err := w.out.Write(w.held.Bytes())
+	w.held = bytes.Buffer{}
+	return err
+}
+
+// emit writes an event, or holds it until the run event is written.
+func (w *writer) emit(v any) error {
+	if w.ran {
+		return w.enc.Encode(v)
+	}
+	enc := json.NewEncoder(&w.held)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// content returns text as the content field, or as base64 when it is not
+// valid UTF-8 (a JSON string cannot carry such bytes unchanged).
+func content(text string) (*string, string) {
+	if utf8.ValidString(text) {
+		return &text, ""
+	}
+	return nil, base64.StdEncoding.EncodeToString([]byte(text))
+}
+
+func (w *writer) prompt(role, text string, meta map[string]any) error {
+	c, b64 := content(text)
+	return w.emit(promptEvent{Event: "prompt", Role: role, Content: c, ContentBase64: b64, Metadata: w.clean(meta)})
+}
+
+// step writes a step; steps are numbered in the order they are written.
+func (w *writer) step(s stepRec) error {
+	params := w.clean(s.Params)
+	if params == nil {
+		params = map[string]any{}
+	}
+	ev := stepEvent{
+		Event:         "step",
+		Type:          s.Type,
+		Tool:          s.Tool,
+		Parameters:    params,
+		Deterministic: s.Type == "tool_call",
+		Timestamp:     s.Timestamp,
+		Metadata:      w.clean(s.Meta),
+	}
+	if ev.Tool == "" {
+		ev.Tool = "unknown"
+	}
+	if s.Output != nil {
+		ev.Output, ev.OutputBase64 = content(*s.Output)
+	}
+	w.steps++
+	return w.emit(ev)
+}
+
+// input records a file the run read, with the content it had before the
+// agent changed it: only the first sighting of a name counts, and never
+// after the agent wrote it.
+func (w *writer) input(p, text string, meta map[string]any) error {
+	name, ok := w.wd.name(p)
+	if !ok {
+		return nil
+	}
+	if w.inputs[name] || w.files.has(name) {
+		return nil
+	}
+	w.inputs[name] = true
+	c, b64 := content(text)
+	return w.emit(fileEvent{Event: "input", Name: name, Content: c, ContentBase64: b64, Metadata: w.clean(meta)})
+}
+
+// known reports whether a file is already an input or an output, so a
+// format need not work out its content again.
+func (w *writer) known(p string) bool {
+	name, ok := w.wd.name(p)
+	return ok && (w.inputs[name] || w.files.has(name))
+}
+
+// wrote records the content a file has after the agent wrote it; the last
+// write wins, and outputs are written when the log is closed.
+func (w *writer) wrote(p, text string, step int) {
+	name, ok := w.wd.name(p)
+	if !ok {
+		if !w.outside[p] {
+			w.outside[p] = true
+			w.warnf("steps[%d] writes %s, outside the run's working directory: it stays in the step's parameters and is not an output", step, p)
+		}
+		return
+	}
+	w.files.set(name, text, step)
+}
+
+// close writes the outputs and flushes. A run that was never named gets
+// its run event now.
+func (w *writer) close(r runFields) error {
+	if err := w.run(r); err != nil {
+		return err
+	}
+	for _, f := range w.files.list() {
+		c, b64 := content(f.text)
+		meta := map[string]any{"written_by_step": f.step}
+		if err := w.emit(fileEvent{Event: "output", Name: f.name, Content: c, ContentBase64: b64, Metadata: meta}); err != nil {
+			return err
+		}
+	}
+	return w.out.Flush()
+}
+
+// fail ends the output with an error event. ctx pack knows no such event
+// and refuses the whole log, so part of a log never becomes a pack.
+func (w *writer) fail(err error) {
+	w.failed = true
+	if w.ran {
+		_ = w.out.Flush()
+	}
+	ev := struct {
+		Event string `json:"event"`
+		Error string `json:"error"`
+	}{"error", "ctx-convert: " + err.Error()}
+	_ = w.enc.Encode(ev)
+	_ = w.out.Flush()
+}
+
+// fileSet holds the latest content of each file the agent wrote, in the
+// order the files were first written. Memory is bounded by the size of
+// those files, not by the length of the transcript.
+type fileSet struct {
+	order []string
+	files map[string]*file
+}
+
+type file struct {
+	name string
+	text string
+	step int
+}
+
+func newFileSet() *fileSet { return &fileSet{files: map[string]*file{}} }
+
+func (s *fileSet) has(name string) bool { return s.files[name] != nil }
+
+func (s *fileSet) set(name, text string, step int) {
+	if f := s.files[name]; f != nil {
+		f.text, f.step = text, step
+		return
+	}
+	s.order = append(s.order, name)
+	s.files[name] = &file{name: name, text: text, step: step}
+}
+
+func (s *fileSet) list() []*file {
+	out := make([]*file, 0, len(s.order))
+	for _, n := range s.order {
+		out = append(out, s.files[n])
+	}
+	return out
+}

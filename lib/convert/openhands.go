@@ -1,0 +1,318 @@
+package convert
+
+import (
+	"strconv"
+)
+
+// OpenHands records a run as a list of events. Actions ("action": message,
+// run, edit, read, finish...) come from the user, the agent or the
+// environment; observations ("observation": run, edit, read, error,
+// agent_state_changed...) answer an action, whose id they give as "cause".
+// An agent action made by a tool call carries tool_call_metadata with the
+// raw model response, which gives the model, the call's arguments as the
+// model wrote them, and the text it said alongside.
+
+// openHandsEvents returns the event list: the document itself, or the
+// history (or events) of a record.
+func openHandsEvents(n node) (node, bool) {
+	if _, ok := n.arr(); ok {
+		return n, true
+	}
+	for _, k := range []string{"events", "history"} {
+		if _, ok := n.key(k).arr(); ok {
+			return n.key(k), true
+		}
+	}
+	return node{}, false
+}
+
+func isOpenHands(v any) bool {
+	evs, ok := openHandsEvents(root(v, 0))
+	if !ok {
+		return false
+	}
+	list, _ := evs.arr()
+	if len(list) == 0 {
+		return false
+	}
+	for _, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return false
+		}
+		_, a := m["action"]
+		_, o := m["observation"]
+		if !a && !o {
+			return false
+		}
+	}
+	return true
+}
+
+type openHands struct {
+	w    *writer
+	q    *steps
+	seen map[string]bool // model responses already written
+}
+
+func convertOpenHands(d *document, w *writer) error {
+	n := d.first()
+	evs, ok := openHandsEvents(n)
+	if !ok {
+		return n.errorf("no events: expected an array of OpenHands events")
+	}
+	list, err := evs.needArr()
+	if err != nil {
+		return err
+	}
+	var r runFields
+	r.Metadata = map[string]any{"source_format": "openhands"}
+	if m, ok := n.obj(); ok {
+		r.Metadata = setIf(r.Metadata, "record", rest(m, "events", "history"))
+	}
+	// The sandbox works in /workspace unless an observation says otherwise.
+	dir := "/workspace"
+	for i := range list {
+		e := evs.idx(i)
+		if r.Created == "" {
+			r.Created = rfc3339(e.key("timestamp").string())
+		}
+		if r.Model == "" {
+			r.Model = e.key("tool_call_metadata").key("model_response").key("model").string()
+		}
+		if wd := e.key("extras").key("metadata").key("working_dir").string(); wd != "" && dir == "/workspace" {
+			dir = wd
+		}
+		if a := e.key("action").string(); a == "system" && r.SystemPrompt == nil {
+			s := e.key("args").key("content").string()
+			r.SystemPrompt = &s
+		}
+	}
+	w.setWorkdir(dir)
+	if err := w.run(r); err != nil {
+		return err
+	}
+	o := &openHands{w: w, q: newSteps(w), seen: map[string]bool{}}
+	for i := range list {
+		if err := o.event(evs.idx(i)); err != nil {
+			return err
+		}
+	}
+	if err := o.q.close(); err != nil {
+		return err
+	}
+	return w.close(r)
+}
+
+// eventID is an event's id as text, for pairing.
+func eventID(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	default:
+		s, _ := jsonText(x)
+		return s
+	}
+}
+
+func (o *openHands) event(e node) error {
+	m, err := e.needObj()
+	if err != nil {
+		return err
+	}
+	ts := rfc3339(e.key("timestamp").string())
+	id := eventID(m["id"])
+	source, _ := m["source"].(string)
+	if act, ok := m["action"].(string); ok {
+		return o.action(e, m, act, id, source, ts)
+	}
+	obs, _ := m["observation"].(string)
+	return o.observation(e, m, obs, id, source, ts)
+}
+
+func (o *openHands) action(e node, m map[string]any, act, id, source, ts string) error {
+	args, _ := m["args"].(map[string]any)
+	var meta map[string]any
+	meta = setIf(meta, "event_id", m["id"])
+	meta = setIf(meta, "source", source)
+	meta = setIf(meta, "extra", rest(m, "id", "timestamp", "source", "action", "args", "tool_call_metadata"))
+	tcm, hasTool := m["tool_call_metadata"].(map[string]any)
+	switch {
+	case act == "system":
+		// The system prompt, already in the run event; its tools stay here.
+		_, err := o.q.add(stepRec{Type: "event", Tool: "system", Timestamp: ts, Meta: setIf(meta, "args", rest(args, "content"))})
+		return err
+	case act == "message" && source == "user":
+		text, _ := args["content"].(string)
+		meta = setIf(meta, "timestamp", ts)
+		meta = setIf(meta, "args", rest(args, "content"))
+		return o.q.prompt("user", text, meta)
+	case act == "message" && source == "agent":
+		text, _ := args["content"].(string)
+		meta = setIf(meta, "args", rest(args, "content"))
+		_, err := o.q.add(stepRec{Type: "model_call", Tool: o.w.model, Output: &text, Timestamp: ts, Meta: meta})
+		return err
+	case hasTool:
+		return o.toolAction(e, m, act, id, ts, args, tcm, meta)
+	case source == "agent":
+		// An agent action without a tool call (older versions): its
+		// thought, then the action with its arguments.
+		if th, _ := args["thought"].(string); th != "" {
+			if _, err := o.q.add(stepRec{Type: "model_call", Tool: o.w.model, Output: &th, Timestamp: ts}); err != nil {
+				return err
+			}
+		}
+		_, err := o.q.call("event:"+id, stepRec{Type: "tool_call", Tool: act, Params: orEmpty(rest(args, "thought")), Timestamp: ts, Meta: meta})
+		if p := o.q.pending("event:" + id); p != nil {
+			// The pairing id is the event's, already kept as event_id.
+			delete(p.step.Meta, "tool_call_id")
+		}
+		return err
+	default:
+		// Actions of the environment or the user other than messages
+		// (agent state changes...): events.
+		meta = setIf(meta, "args", args)
+		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta})
+		return err
+	}
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+// toolAction maps an action made by a tool call: the text of the model
+// response it came from (once per response), then the call with the
+// arguments the model gave.
+func (o *openHands) toolAction(e node, m map[string]any, act, id, ts string, args, tcm, meta map[string]any) error {
+	fn, _ := tcm["function_name"].(string)
+	callID, _ := tcm["tool_call_id"].(string)
+	resp := e.key("tool_call_metadata").key("model_response")
+	respID := resp.key("id").string()
+	msg := resp.key("choices").idx(0).key("message")
+	model := resp.key("model").string()
+	if model == "" {
+		model = o.w.model
+	}
+	if respID == "" || !o.seen[respID] {
+		if respID != "" {
+			o.seen[respID] = true
+		}
+		text, _, _ := textOf(msg.key("content"))
+		if text == "" {
+			text, _ = args["thought"].(string)
+		}
+		if text != "" {
+			var mm map[string]any
+			mm = setIf(mm, "response_id", respID)
+			mm = setIf(mm, "usage", resp.key("usage").v)
+			mm = setIf(mm, "finish_reason", resp.key("choices").idx(0).key("finish_reason").v)
+			if _, err := o.q.add(stepRec{Type: "model_call", Tool: model, Output: &text, Timestamp: ts, Meta: mm}); err != nil {
+				return err
+			}
+		}
+	}
+	// The arguments as the model wrote them; the action's args (which
+	// OpenHands derives from them) when the response does not have them.
+	var params map[string]any
+	calls, _ := msg.key("tool_calls").arr()
+	for i := range calls {
+		c := msg.key("tool_calls").idx(i)
+		if c.key("id").string() == callID {
+			var bad bool
+			params, bad = parseArguments(c.key("function").key("arguments").v)
+			meta = setIf(meta, "arguments_not_json", bad)
+			break
+		}
+	}
+	if params == nil {
+		params = orEmpty(rest(args, "thought"))
+	} else {
+		meta = setIf(meta, "action", act)
+		meta = setIf(meta, "args", rest(args, "thought"))
+	}
+	if fn == "" {
+		fn = act
+	}
+	meta = setIf(meta, "tool_call_id", callID)
+	meta = setIf(meta, "total_calls_in_response", tcm["total_calls_in_response"])
+	if act == "finish" || act == "reject" {
+		// OpenHands ends the run on these; no observation answers them.
+		_, err := o.q.add(stepRec{Type: "tool_call", Tool: fn, Params: params, Timestamp: ts, Meta: meta})
+		return err
+	}
+	_, err := o.q.call("event:"+id, stepRec{Type: "tool_call", Tool: fn, Params: params, Timestamp: ts, Meta: meta})
+	if p := o.q.pending("event:" + id); p != nil {
+		p.step.Meta["tool_call_id"] = callID
+		if callID == "" {
+			delete(p.step.Meta, "tool_call_id")
+		}
+	}
+	return err
+}
+
+func (o *openHands) observation(e node, m map[string]any, obs, id, source, ts string) error {
+	cause := eventID(m["cause"])
+	extras, _ := m["extras"].(map[string]any)
+	var meta map[string]any
+	meta = setIf(meta, "observation", obs)
+	meta = setIf(meta, "observation_id", m["id"])
+	if msg, _ := m["message"].(string); msg != "" {
+		meta = setIf(meta, "observation_message", msg)
+	}
+	meta = setIf(meta, "success", m["success"])
+	text, _ := m["content"].(string)
+	if obs == "null" && text == "" && len(extras) == 0 {
+		// A null observation says only that an action was taken in; it
+		// carries nothing to keep.
+		return nil
+	}
+	if call := o.q.pending("event:" + cause); cause != "" && call != nil {
+		if p, _ := extras["path"].(string); p != "" && obs == "edit" {
+			o.files(extras, call.index)
+		}
+		ex := rest(extras, "old_content", "new_content")
+		meta = setIf(meta, "extras", ex)
+		meta = setIf(meta, "observation_extra", rest(m, "id", "timestamp", "source", "message", "observation", "content", "extras", "cause", "tool_call_metadata", "success"))
+		isErr := obs == "error"
+		if s, ok := m["success"].(bool); ok && !s {
+			isErr = true
+		}
+		if ec := e.key("extras").key("metadata").key("exit_code").v; ec != nil {
+			if n, err := strconv.Atoi(eventID(ec)); err == nil && n != 0 && obs == "run" {
+				isErr = true
+			}
+		}
+		_, err := o.q.result("event:"+cause, callResult{Text: text, HasText: true, IsError: isErr, Timestamp: ts, Meta: meta})
+		return err
+	}
+	// An observation that answers no pending action (state changes...).
+	meta = setIf(meta, "cause", m["cause"])
+	meta = setIf(meta, "source", source)
+	meta = setIf(meta, "extras", extras)
+	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta}
+	if text != "" {
+		s.Output = &text
+	}
+	_, err := o.q.add(s)
+	return err
+}
+
+// files records what an edit observation shows: the file before (an input,
+// when the run had not seen it) and after (an output).
+func (o *openHands) files(extras map[string]any, step int) {
+	p, _ := extras["path"].(string)
+	if old, ok := extras["old_content"].(string); ok && !o.w.known(p) {
+		if prev, _ := extras["prev_exist"].(bool); prev {
+			_ = o.w.input(p, old, nil)
+		}
+	}
+	if nw, ok := extras["new_content"].(string); ok {
+		o.w.wrote(p, nw, step)
+	}
+}

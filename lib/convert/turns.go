@@ -1,0 +1,226 @@
+package convert
+
+import (
+	"path"
+	"strings"
+)
+
+// maxWaiting bounds how many steps may wait behind a tool call whose result
+// has not come; past it the oldest call is written without a result, so a
+// transcript that never answers a call cannot make memory grow without end.
+const maxWaiting = 4096
+
+// steps numbers steps and writes them in the order they happened while
+// tool calls wait for their results. A result pairs with the oldest
+// unanswered call of its id, so ids that a transcript reuses (SWE-agent
+// demonstrations do) still pair in order.
+type steps struct {
+	w     *writer
+	queue []*queued
+	open  map[string][]*queued // unanswered tool calls by id
+	next  int                  // index of the next step
+
+	missing int // calls written without a result
+	orphans int // results with no call
+}
+
+type queued struct {
+	step    stepRec
+	index   int
+	id      string
+	waiting bool
+}
+
+// callResult is what a tool call returned.
+type callResult struct {
+	Text      string
+	HasText   bool
+	IsError   bool
+	Tool      string // the tool the result names, if it does
+	Timestamp string
+	Meta      map[string]any
+}
+
+func newSteps(w *writer) *steps {
+	return &steps{w: w, open: map[string][]*queued{}}
+}
+
+// add queues a step that needs nothing more and returns its index.
+func (q *steps) add(s stepRec) (int, error) {
+	q.queue = append(q.queue, &queued{step: s, index: q.next})
+	q.next++
+	return q.next - 1, q.flush()
+}
+
+// call queues a tool call that waits for the result with id; a call with
+// no id is written without a result.
+func (q *steps) call(id string, s stepRec) (int, error) {
+	if s.Meta == nil {
+		s.Meta = map[string]any{}
+	}
+	if id != "" {
+		s.Meta["tool_call_id"] = id
+	}
+	e := &queued{step: s, index: q.next, id: id, waiting: id != ""}
+	q.next++
+	q.queue = append(q.queue, e)
+	if id != "" {
+		q.open[id] = append(q.open[id], e)
+	}
+	return e.index, q.flush()
+}
+
+// pending returns the oldest unanswered call with id, if any.
+func (q *steps) pending(id string) *queued {
+	if l := q.open[id]; len(l) > 0 {
+		return l[0]
+	}
+	return nil
+}
+
+// result answers the oldest unanswered call with id. A result with no call
+// becomes a step of its own (marked orphan_result), never dropped. It
+// returns the index of the step that holds the result.
+func (q *steps) result(id string, r callResult) (int, error) {
+	l := q.open[id]
+	if len(l) == 0 {
+		q.orphans++
+		meta := r.Meta
+		meta = setIf(meta, "orphan_result", true)
+		meta = setIf(meta, "tool_call_id", id)
+		meta = setIf(meta, "error", r.IsError)
+		s := stepRec{Type: "tool_call", Tool: r.Tool, Params: map[string]any{}, Timestamp: r.Timestamp, Meta: meta}
+		if r.HasText {
+			t := r.Text
+			s.Output = &t
+		}
+		return q.add(s)
+	}
+	e := l[0]
+	if len(l) == 1 {
+		delete(q.open, id)
+	} else {
+		q.open[id] = l[1:]
+	}
+	e.waiting = false
+	if r.HasText {
+		t := r.Text
+		e.step.Output = &t
+	}
+	if r.IsError {
+		e.step.Meta["error"] = true
+	}
+	if r.Timestamp != "" && r.Timestamp != e.step.Timestamp {
+		e.step.Meta["result_timestamp"] = r.Timestamp
+	}
+	for _, k := range sortedKeys(r.Meta) {
+		if _, taken := e.step.Meta[k]; !taken {
+			e.step.Meta[k] = r.Meta[k]
+		}
+	}
+	if !r.IsError {
+		if p, text, ok := writtenFile(e.step.Tool, e.step.Params); ok {
+			q.w.wrote(p, text, e.index)
+		}
+	}
+	return e.index, q.flush()
+}
+
+// flush writes the steps at the head of the queue that are complete.
+func (q *steps) flush() error {
+	for len(q.queue) > 0 && (!q.queue[0].waiting || len(q.queue) > maxWaiting) {
+		e := q.queue[0]
+		q.queue[0] = nil
+		q.queue = q.queue[1:]
+		if e.waiting {
+			q.giveUp(e)
+		}
+		if err := q.w.step(e.step); err != nil {
+			return err
+		}
+	}
+	if len(q.queue) == 0 {
+		q.queue = nil // let the backing array go
+	}
+	return nil
+}
+
+func (q *steps) giveUp(e *queued) {
+	e.waiting = false
+	e.step.Meta["no_result"] = true
+	q.missing++
+	l := q.open[e.id]
+	for i, o := range l {
+		if o == e {
+			l = append(l[:i:i], l[i+1:]...)
+			break
+		}
+	}
+	if len(l) == 0 {
+		delete(q.open, e.id)
+	} else {
+		q.open[e.id] = l
+	}
+}
+
+// close writes what is left: calls that never got a result are written
+// without one, marked no_result, with a warning.
+func (q *steps) close() error {
+	for _, e := range q.queue {
+		if e.waiting {
+			q.giveUp(e)
+		}
+	}
+	if err := q.flush(); err != nil {
+		return err
+	}
+	if q.missing > 0 {
+		q.w.warnf("%d tool call(s) have no result in the transcript; written without output, marked no_result in metadata", q.missing)
+	}
+	if q.orphans > 0 {
+		q.w.warnf("%d tool result(s) answer no call in the transcript; written as steps of their own, marked orphan_result in metadata", q.orphans)
+	}
+	return nil
+}
+
+// prompt writes a user-side message; at_step says which step it came
+// before, so the order of the conversation survives the split into prompts
+// and steps.
+func (q *steps) prompt(role, text string, meta map[string]any) error {
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta["at_step"] = q.next
+	return q.w.prompt(role, text, meta)
+}
+
+// writtenFile recognises a tool call that writes a whole file and says
+// which and with what: write_file-style tools and the create command of
+// the str_replace editors, with the parameter names common frameworks use.
+func writtenFile(tool string, params map[string]any) (p, text string, ok bool) {
+	t := strings.ToLower(tool)
+	switch t {
+	case "write", "write_file", "writefile", "file_write", "create_file", "createfile", "write_to_file":
+	case "str_replace_editor", "str_replace_based_edit_tool", "text_editor", "edit_file", "file_editor":
+		if c, _ := params["command"].(string); c != "create" {
+			return "", "", false
+		}
+	default:
+		return "", "", false
+	}
+	for _, k := range []string{"file_path", "path", "filename", "file", "target_file", "filepath"} {
+		if s, ok := params[k].(string); ok && s != "" {
+			p = s
+			break
+		}
+	}
+	if p == "" || strings.HasSuffix(p, "/") || path.Base(p) == "." {
+		return "", "", false
+	}
+	for _, k := range []string{"content", "file_text", "contents", "text"} {
+		if s, ok := params[k].(string); ok {
+			return p, s, true
+		}
+	}
+	return "", "", false
+}
