@@ -18,7 +18,7 @@ for pkg in $(go list ./...); do
   for target in $(go test -list '^Fuzz' "$pkg" 2>/dev/null | grep '^Fuzz' | grep -E "$match"); do
     log=bench/out/fuzz-$target.log
     start=$(date +%s)
-    if go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" "$pkg" >"$log" 2>&1; then
+    if go test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime 10s "$pkg" >"$log" 2>&1; then
       status=ok
     else
       status=FAIL
