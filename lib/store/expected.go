@@ -41,18 +41,16 @@ func (b *Batch) PutExpected(h Hash, r io.Reader) (int64, error) {
 		_, err = b.present(h, n)
 		return n, err
 	}
-	hw := sha256.New()
+	var got Hash
 	var n int64
-	tmp, err := b.writeTemp(func(w io.Writer) error {
+	tmp, err := b.writeTemp(b.s.tempDirFor(h), func(w io.Writer) error {
 		var err error
-		n, err = copyBuffer(io.MultiWriter(w, hw), r)
+		got, n, err = hashCopy(w, r)
 		return err
 	})
 	if err != nil {
 		return n, err
 	}
-	var got Hash
-	hw.Sum(got[:0])
 	if got != h {
 		os.Remove(tmp)
 		return n, &MismatchError{Hash: h, Actual: got}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -368,3 +369,25 @@ func TestResolveAmbiguous(t *testing.T) {
 		t.Fatalf("a longer prefix should be unique: %v", err)
 	}
 }
+
+func TestHashCopy(t *testing.T) {
+	for _, n := range []int{0, 1, hashChunk - 1, hashChunk, hashChunk + 1, 3*hashChunk + 7} {
+		data := bytes.Repeat([]byte{'x', 'y', 'z'}, n/3+1)[:n]
+		var out bytes.Buffer
+		// iotest-like one byte at a time for small inputs exercises partial reads.
+		h, got, err := hashCopy(&out, io.LimitReader(bytes.NewReader(data), int64(n)))
+		if err != nil || got != int64(n) || h != Sum(data) || !bytes.Equal(out.Bytes(), data) {
+			t.Errorf("hashCopy of %d bytes: n=%d err=%v hash ok=%v", n, got, err, h == Sum(data))
+		}
+	}
+	// An error of the source is an error, io.ErrUnexpectedEOF included (a
+	// truncated tar entry), never a short object.
+	r := io.MultiReader(strings.NewReader("partial"), iotestErr{io.ErrUnexpectedEOF})
+	if _, _, err := hashCopy(io.Discard, r); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("hashCopy over a failing reader: %v", err)
+	}
+}
+
+type iotestErr struct{ err error }
+
+func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }

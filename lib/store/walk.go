@@ -124,6 +124,9 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 			h, _ = ParseHex(parts[1] + parts[2])
 			return KindObject, h, ""
 		}
+		if len(parts) == 3 && isLowerHex(parts[1], 2) && IsTempName(last) {
+			return KindTemp, h, ""
+		}
 		return KindStray, h, ""
 	case packsDir:
 		switch {

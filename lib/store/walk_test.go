@@ -22,7 +22,7 @@ func TestClassify(t *testing.T) {
 		{"objects/ab/" + hx[2:] + "/x", KindStray, ""},
 		{"objects/" + hx, KindStray, ""},
 		{"objects/abc/" + hx[3:], KindStray, ""},
-		{"objects/ab/.tmp-1", KindStray, ""},
+		{"objects/ab/.tmp-1", KindTemp, ""},
 		{"objects", KindStray, ""},
 		{"packs/" + hx, KindIndex, ""},
 		{"packs/" + hx[1:], KindStray, ""},

@@ -84,7 +84,7 @@ func (b *Batch) PutBytes(data []byte) (Hash, error) {
 	if ok, err := b.present(h, int64(len(data))); err != nil || ok {
 		return h, err
 	}
-	tmp, err := b.writeTemp(func(w io.Writer) error { _, err := w.Write(data); return err })
+	tmp, err := b.writeTemp(b.s.tempDirFor(h), func(w io.Writer) error { _, err := w.Write(data); return err })
 	if err != nil {
 		return h, err
 	}
@@ -95,18 +95,16 @@ func (b *Batch) PutBytes(data []byte) (Hash, error) {
 // PutReader streams r into the store, hashing while writing, and returns the
 // hash and size. Memory stays bounded whatever the size of r.
 func (b *Batch) PutReader(r io.Reader) (Hash, int64, error) {
-	hw := sha256.New()
+	var h Hash
 	var n int64
-	tmp, err := b.writeTemp(func(w io.Writer) error {
+	tmp, err := b.writeTemp(b.s.tmp(), func(w io.Writer) error {
 		var err error
-		n, err = copyBuffer(io.MultiWriter(w, hw), r)
+		h, n, err = hashCopy(w, r)
 		return err
 	})
 	if err != nil {
 		return Hash{}, 0, err
 	}
-	var h Hash
-	hw.Sum(h[:0])
 	if ok, err := b.present(h, n); err != nil || ok {
 		os.Remove(tmp)
 		return h, n, err
@@ -226,10 +224,16 @@ func (b *Batch) addPending(h Hash, tmp string, n int64) {
 	b.stats.BytesWritten += n
 }
 
-// writeTemp writes a new read-only temporary file in the store's tmp/ and
-// returns its path; on error nothing is left behind.
-func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
-	f, err := createTemp(b.s.tmp(), "obj-")
+// writeTemp writes a new read-only temporary file in dir and returns its
+// path; on error nothing is left behind.
+func (b *Batch) writeTemp(dir string, fill func(io.Writer) error) (string, error) {
+	f, err := createTemp(dir, tempPrefix)
+	if errors.Is(err, fs.ErrNotExist) && dir != b.s.tmp() {
+		// objects/ab/ does not exist yet in this store.
+		if err = os.MkdirAll(dir, 0o755); err == nil {
+			f, err = createTemp(dir, tempPrefix)
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("cannot write to the store: %w", err)
 	}
@@ -243,6 +247,18 @@ func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
 		return "", fmt.Errorf("cannot write to the store: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// tempPrefix names the temporary file of an object being written; fsck
+// recognises it (IsTempName) in tmp/ and in objects/ab/.
+const tempPrefix = ".tmp-obj-"
+
+// tempDirFor is where the temporary file of object h is written: beside its
+// final name when the hash is known before writing, so the rename stays in
+// one directory and writers of different objects do not contend for one
+// directory's lock.
+func (s *Store) tempDirFor(h Hash) string {
+	return filepath.Dir(s.objectPath(h))
 }
 
 // createTemp creates a new file in dir for writing, already read-only (the
@@ -402,7 +418,7 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 		}
 		return h, false, nil
 	}
-	f, err := createTemp(s.tmp(), "obj-")
+	f, err := createTemp(s.tmp(), tempPrefix)
 	if err != nil {
 		return h, false, fmt.Errorf("cannot write to the store: %w", err)
 	}
@@ -482,6 +498,65 @@ func writeTempIn(dir, prefix string, data []byte, perm os.FileMode) (*os.File, e
 func copyBuffer(dst io.Writer, src io.Reader) (int64, error) {
 	buf := make([]byte, 1<<20)
 	return io.CopyBuffer(dst, struct{ io.Reader }{src}, buf)
+}
+
+// hashChunk is the unit of hashCopy's pipeline.
+const hashChunk = 1 << 20
+
+// hashCopy copies r to w and returns the SHA-256 and length of what it
+// copied, hashing on one core while the next chunk is read and written on
+// another: a large file costs about the longer of hashing and copying, not
+// their sum. Memory is a few chunks whatever the size of r.
+func hashCopy(w io.Writer, r io.Reader) (Hash, int64, error) {
+	const depth = 4
+	free := make(chan []byte, depth)
+	for i := 0; i < depth; i++ {
+		free <- make([]byte, hashChunk)
+	}
+	toHash := make(chan []byte, depth)
+	sum := make(chan Hash, 1)
+	go func() {
+		hw := sha256.New()
+		for b := range toHash {
+			hw.Write(b)
+			free <- b[:cap(b)]
+		}
+		var h Hash
+		hw.Sum(h[:0])
+		sum <- h
+	}()
+	var n int64
+	var err error
+	for {
+		buf := <-free
+		// Fill the chunk; unlike io.ReadFull this keeps the reader's own
+		// io.ErrUnexpectedEOF (a truncated tar entry) an error.
+		m := 0
+		var rerr error
+		for m < len(buf) && rerr == nil {
+			var k int
+			k, rerr = r.Read(buf[m:])
+			m += k
+		}
+		if m > 0 {
+			if _, werr := w.Write(buf[:m]); werr != nil {
+				err = werr
+				break
+			}
+			n += int64(m)
+			toHash <- buf[:m]
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+	}
+	close(toHash)
+	h := <-sum
+	return h, n, err
 }
 
 // syncStore makes the given files (or, on Linux, the whole filesystem of the
