@@ -69,12 +69,15 @@ type sample struct {
 type result struct {
 	w       workload
 	samples [][]sample // per command
+	runs    int
 }
 
-// measure prepares w and times its commands runs times each, alternating
-// the order from run to run so neither side always runs on a warm or a
-// cold cache.
-func measure(w workload, runs int, rssTool string) (result, error) {
+// measure prepares w and times its commands several times each,
+// alternating the order from run to run so neither side always runs on a
+// warm or a cold cache. It makes runs.max runs, or fewer (never fewer than
+// runs.min) when one round of the workload takes so long that runs.max
+// would take more than runs.budget.
+func measure(w workload, runs runPlan, rssTool string) (result, error) {
 	t0 := time.Now()
 	fmt.Fprintf(os.Stderr, "bench: %s: preparing\n", w.name)
 	if err := w.prepare(); err != nil {
@@ -82,7 +85,8 @@ func measure(w workload, runs int, rssTool string) (result, error) {
 	}
 	t1 := time.Now()
 	r := result{w: w, samples: make([][]sample, len(w.cmds))}
-	for i := 0; i < runs; i++ {
+	n := runs.max
+	for i := 0; i < n; i++ {
 		for _, j := range order(len(w.cmds), i) {
 			s, err := timeOne(&w.cmds[j], rssTool)
 			if err != nil {
@@ -90,10 +94,28 @@ func measure(w workload, runs int, rssTool string) (result, error) {
 			}
 			r.samples[j] = append(r.samples[j], s)
 		}
+		if i == 0 {
+			n = runs.count(time.Since(t1))
+		}
 	}
-	fmt.Fprintf(os.Stderr, "bench: %s: done (prepared in %s, timed in %s)\n", w.name,
-		t1.Sub(t0).Round(100*time.Millisecond), time.Since(t1).Round(100*time.Millisecond))
+	r.runs = n
+	fmt.Fprintf(os.Stderr, "bench: %s: done (prepared in %s, %d runs in %s)\n", w.name,
+		t1.Sub(t0).Round(100*time.Millisecond), n, time.Since(t1).Round(100*time.Millisecond))
 	return r, nil
+}
+
+// runPlan is how many times each command runs: max, or as many as fit in
+// budget given the time of the first round, but at least min.
+type runPlan struct {
+	min, max int
+	budget   time.Duration // 0: always max
+}
+
+func (p runPlan) count(round time.Duration) int {
+	if p.budget <= 0 || round <= 0 {
+		return p.max
+	}
+	return max(p.min, min(p.max, int(p.budget/round)))
 }
 
 // order is the order of n commands in run i: forwards, then backwards.
@@ -253,7 +275,7 @@ func mid(d []time.Duration) time.Duration {
 // the size of its input.
 const rssLimit = 64 << 10 // KiB
 
-func render(results []result, runs int) string {
+func render(results []result) string {
 	var b strings.Builder
 	row := func(w, c, med, cpu, rss, rt, vs string) {
 		line := fmt.Sprintf("%-44s  %-42s  %9s  %9s  %9s  %14s  %s", w, c, med, cpu, rss, rt, vs)
@@ -261,6 +283,10 @@ func render(results []result, runs int) string {
 	}
 	row("workload", "command", "median", "cpu", "peak RSS", "rate", "ratio to peer")
 	var checks []string
+	runs := 0
+	for _, r := range results {
+		runs = max(runs, r.runs)
+	}
 	for _, r := range results {
 		med := make([]sample, len(r.samples))
 		for j := range r.samples {
@@ -298,6 +324,9 @@ func render(results []result, runs int) string {
 		}
 		if r.w.summary != nil {
 			fmt.Fprintf(&b, "%-44s  %s\n", "", r.w.summary(med))
+		}
+		if r.runs != runs {
+			fmt.Fprintf(&b, "%-44s  %d runs of each command: one round takes long\n", "", r.runs)
 		}
 		for _, t := range r.w.targets {
 			checks = append(checks, checkTarget(r.w, t, med))
@@ -390,7 +419,7 @@ func markdown(table string, o options, elapsed time.Duration) string {
 		}
 	}
 	how := "`make bench` (`go run ./bench -bin bin -out docs/PERFORMANCE.md`)"
-	if o.quick || o.only != "" || o.extra || o.runs != 5 {
+	if o.quick || o.only != "" || o.extra || o.runs != 0 {
 		how = fmt.Sprintf("`go run ./bench -bin bin %s`", strings.Join(flagsOf(o), " "))
 	}
 	return fmt.Sprintf("Measured by %s on %s in %s: %s, %d CPUs%s, %s/%s, %s%s.\n\n```\n%s```\n",
@@ -437,6 +466,9 @@ func flagsOf(o options) []string {
 	if o.only != "" {
 		f = append(f, fmt.Sprintf("-only '%s'", o.only))
 	}
-	f = append(f, fmt.Sprintf("-runs %d", o.runs), "-out docs/PERFORMANCE.md")
+	if o.runs != 0 {
+		f = append(f, fmt.Sprintf("-runs %d", o.runs))
+	}
+	f = append(f, "-out docs/PERFORMANCE.md")
 	return f
 }

@@ -121,3 +121,23 @@ func TestTargets(t *testing.T) {
 		}
 	}
 }
+
+func TestRunPlan(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		p     runPlan
+		round time.Duration
+		want  int
+	}{
+		{runPlan{min: 3, max: 5, budget: 75 * s}, 2 * s, 5},
+		{runPlan{min: 3, max: 5, budget: 75 * s}, 15 * s, 5},
+		{runPlan{min: 3, max: 5, budget: 75 * s}, 20 * s, 3},
+		{runPlan{min: 3, max: 5, budget: 75 * s}, 5 * time.Minute, 3},
+		{runPlan{min: 7, max: 7}, 5 * time.Minute, 7},
+		{runPlan{min: 2, max: 2}, 0, 2},
+	} {
+		if got := tc.p.count(tc.round); got != tc.want {
+			t.Errorf("%+v.count(%s) = %d, want %d", tc.p, tc.round, got, tc.want)
+		}
+	}
+}

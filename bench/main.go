@@ -26,7 +26,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", "bin", "directory holding the ctx and ctx-* programs (make build)")
-	runs := flag.Int("runs", 0, "runs of each command (default 5, or 2 with -quick)")
+	runs := flag.Int("runs", 0, "runs of each command (default 5, or 3 for a workload whose first round takes over a minute; 2 with -quick)")
 	quick := flag.Bool("quick", false, "small sizes and 2 runs: checks the harness end to end in seconds; the figures mean little")
 	only := flag.String("only", "", "run only the workloads whose name matches this regular expression")
 	extra := flag.Bool("extra", false, "also run the workloads outside the issue's table (verify, export, import, fsck)")
@@ -61,14 +61,17 @@ func run(o options) error {
 			return fmt.Errorf("%s not found in %s: run 'make build' first", need, absBin)
 		}
 	}
-	if o.runs == 0 {
-		o.runs = 5
-		if o.quick {
-			o.runs = 2
-		}
-	}
-	if o.runs < 1 {
+	plan := runPlan{min: o.runs, max: o.runs}
+	switch {
+	case o.runs < 0:
 		return fmt.Errorf("-runs %d: need at least one run", o.runs)
+	case o.runs > 0:
+	case o.quick:
+		plan = runPlan{min: 2, max: 2}
+	default:
+		// Five runs, unless a workload is so slow (on a busy machine) that
+		// five would keep make bench past ten minutes: then three.
+		plan = runPlan{min: 3, max: 5, budget: 5 * time.Minute / 4}
 	}
 	work := o.work
 	if work == "" {
@@ -102,14 +105,14 @@ func run(o options) error {
 		case re == nil && w.extra && !o.extra:
 			continue
 		}
-		r, err := measure(w, o.runs, rssTool)
+		r, err := measure(w, plan, rssTool)
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
 		results = append(results, r)
 	}
 	elapsed := time.Since(start)
-	table := render(results, o.runs)
+	table := render(results)
 	fmt.Print(table)
 	fmt.Fprintf(os.Stderr, "bench: finished in %s\n", elapsed.Round(time.Second))
 	if o.out != "" {
