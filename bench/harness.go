@@ -278,7 +278,7 @@ const rssLimit = 64 << 10 // KiB
 func render(results []result) string {
 	var b strings.Builder
 	row := func(w, c, med, cpu, rss, rt, vs string) {
-		line := fmt.Sprintf("%-44s  %-42s  %9s  %9s  %9s  %14s  %s", w, c, med, cpu, rss, rt, vs)
+		line := fmt.Sprintf("%-44s  %-48s  %9s  %9s  %9s  %14s  %s", w, c, med, cpu, rss, rt, vs)
 		b.WriteString(strings.TrimRight(line, " ") + "\n")
 	}
 	row("workload", "command", "median", "cpu", "peak RSS", "rate", "ratio to peer")
