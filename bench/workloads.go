@@ -194,7 +194,7 @@ func (e benchEnv) packBigFile() workload {
 			{label: "cp big.bin copy.bin", argv: []string{"cp", "big.bin", "copy.bin"}, dir: dir, peer: "cp", setup: removeCopy},
 			{label: "cp big.bin copy.bin && sync -f copy.bin", argv: []string{"sh", "-c", "cp big.bin copy.bin && sync -f copy.bin"}, dir: dir, peer: "cp + sync", setup: removeCopy},
 		},
-		note: "ctx pack makes the blob durable before it writes the manifest; cp leaves it in the page cache, cp + sync -f does not",
+		note:    "ctx pack makes the blob durable before it writes the manifest; cp leaves it in the page cache, cp + sync -f does not",
 		targets: []target{{cmd: 0, peer: 2, max: 1.2}, {cmd: 0, peer: 1, max: 1, below: true}},
 		rate:    rate{per: float64(e.size.bigFile) / 1e6, unit: "MB/s"},
 	}
