@@ -1,235 +1,134 @@
 // Command bench times ctx side by side with the tools a user would
-// otherwise reach for (git, sha256sum, cp, jq), in one run: each workload
-// and its peers run alternately, several times, and the table shows the
-// medians, the ratio to each peer and the peak RSS of every command.
+// otherwise reach for (git, sha256sum, cp, jq, xargs), in one run: each
+// workload's commands run alternately, several times, and the table shows
+// the medians, the ratio of each ctx command to each peer, the rate where a
+// workload has one, the targets the project holds itself to, and the peak
+// RSS of every command.
 //
-//	go run ./bench -bin bin            # every workload
-//	go run ./bench -bin bin -only pack # the workloads whose name matches
+//	go run ./bench -bin bin                      # every workload (make bench)
+//	go run ./bench -bin bin -quick               # small sizes, 2 runs: a check in seconds
+//	go run ./bench -bin bin -only 'log|diff'     # the workloads whose name matches
+//	go run ./bench -bin bin -out docs/PERFORMANCE.md
 //
 // It writes generated data under a temporary directory (several GiB for the
-// largest workload) and removes it afterwards.
+// largest workload) and removes it afterwards. It must never be part of a
+// pass/fail test: timings belong here and in go test -bench.
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
-	"sort"
-	"strings"
-	"syscall"
 	"time"
 )
 
 func main() {
-	bin := flag.String("bin", "bin", "directory holding the ctx-* programs")
-	runs := flag.Int("runs", 5, "runs of each command")
+	bin := flag.String("bin", "bin", "directory holding the ctx and ctx-* programs (make build)")
+	runs := flag.Int("runs", 0, "runs of each command (default 5, or 3 for a workload whose first round takes over a minute; 2 with -quick)")
+	quick := flag.Bool("quick", false, "small sizes and 2 runs: checks the harness end to end in seconds; the figures mean little")
 	only := flag.String("only", "", "run only the workloads whose name matches this regular expression")
+	extra := flag.Bool("extra", false, "also run the workloads outside the issue's table (verify, export, import, fsck)")
 	out := flag.String("out", "", "also write the table, with the machine's description, to this Markdown file")
 	work := flag.String("work", "", "directory for generated data (default: a new temporary directory, removed afterwards)")
 	flag.Parse()
-	if err := run(*bin, *runs, *only, *out, *work); err != nil {
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "bench: unexpected argument %q (see -h)\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	opts := options{bin: *bin, runs: *runs, quick: *quick, only: *only, extra: *extra, out: *out, work: *work}
+	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-// command is one program to time. setup runs before every timed run and is
-// not timed (a fresh store, a fresh repository).
-type command struct {
-	label string
-	argv  []string
-	dir   string
-	setup func() error
-	stdin string // file to feed on standard input
+type options struct {
+	bin, only, out, work string
+	runs                 int
+	quick, extra         bool
 }
 
-// workload is one row: ctx, then the peers it is compared with.
-type workload struct {
-	name    string
-	prepare func() error // once, untimed; writes under the bench's work directory
-	cmds    []command    // cmds[0] is ctx
-	note    string
-}
-
-type sample struct {
-	wall time.Duration
-	rss  int64 // KiB
-}
-
-type result struct {
-	w       workload
-	samples [][]sample // per command
-}
-
-func run(bin string, runs int, only, out, work string) error {
-	absBin, err := filepath.Abs(bin)
+func run(o options) error {
+	start := time.Now()
+	absBin, err := filepath.Abs(o.bin)
 	if err != nil {
 		return err
 	}
-	for _, need := range []string{"ctx-init", "ctx-pack"} {
+	for _, need := range []string{"ctx", "ctx-init", "ctx-pack", "ctx-log", "ctx-show", "ctx-diff", "ctx-replay", "ctx-convert"} {
 		if _, err := os.Stat(filepath.Join(absBin, need)); err != nil {
 			return fmt.Errorf("%s not found in %s: run 'make build' first", need, absBin)
 		}
 	}
+	plan := runPlan{min: o.runs, max: o.runs}
+	switch {
+	case o.runs < 0:
+		return fmt.Errorf("-runs %d: need at least one run", o.runs)
+	case o.runs > 0:
+	case o.quick:
+		plan = runPlan{min: 2, max: 2}
+	default:
+		// Five runs, unless a workload is so slow (on a busy machine) that
+		// five would keep make bench past ten minutes: then three.
+		plan = runPlan{min: 3, max: 5, budget: 5 * time.Minute / 4}
+	}
+	work := o.work
 	if work == "" {
 		if work, err = os.MkdirTemp("", "ctx-bench-"); err != nil {
 			return err
 		}
-		defer os.RemoveAll(work)
+		defer removeAll(work)
+	} else if work, err = filepath.Abs(work); err != nil {
+		return err
 	}
 	var re *regexp.Regexp
-	if only != "" {
-		if re, err = regexp.Compile(only); err != nil {
-			return err
+	if o.only != "" {
+		if re, err = regexp.Compile(o.only); err != nil {
+			return fmt.Errorf("-only: %v", err)
 		}
 	}
-	env := benchEnv{bin: absBin, work: work}
+	sz := fullSizes()
+	if o.quick {
+		sz = quickSizes()
+	}
+	env := benchEnv{bin: absBin, work: work, size: sz}
+	rssTool := gnuTime()
+	if rssTool == "" {
+		fmt.Fprintln(os.Stderr, "bench: warning: no GNU time at /usr/bin/time: peak RSS figures include the harness's own")
+	}
 	var results []result
 	for _, w := range env.workloads() {
-		if re != nil && !re.MatchString(w.name) {
+		switch {
+		case re != nil && !re.MatchString(w.name):
+			continue
+		case re == nil && w.extra && !o.extra:
 			continue
 		}
-		fmt.Fprintf(os.Stderr, "bench: %s: preparing\n", w.name)
-		if err := w.prepare(); err != nil {
+		r, err := measure(w, plan, rssTool)
+		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
-		r := result{w: w, samples: make([][]sample, len(w.cmds))}
-		for i := 0; i < runs; i++ {
-			// Alternate the order so neither side always runs on a warm
-			// or a cold cache.
-			order := make([]int, len(w.cmds))
-			for j := range order {
-				order[j] = j
-			}
-			if i%2 == 1 {
-				for a, b := 0, len(order)-1; a < b; a, b = a+1, b-1 {
-					order[a], order[b] = order[b], order[a]
-				}
-			}
-			for _, j := range order {
-				s, err := timeOne(w.cmds[j])
-				if err != nil {
-					return fmt.Errorf("%s: %s: %w", w.name, w.cmds[j].label, err)
-				}
-				r.samples[j] = append(r.samples[j], s)
-			}
-		}
-		fmt.Fprintf(os.Stderr, "bench: %s: done\n", w.name)
 		results = append(results, r)
 	}
-	table := render(results, runs)
+	elapsed := time.Since(start)
+	table := render(results)
 	fmt.Print(table)
-	if out != "" {
-		return os.WriteFile(out, []byte(markdown(table, runs)), 0o644)
+	fmt.Fprintf(os.Stderr, "bench: finished in %s\n", elapsed.Round(time.Second))
+	if o.out != "" {
+		return writeSection(o.out, markdown(table, o, elapsed))
 	}
 	return nil
 }
 
-func timeOne(c command) (sample, error) {
-	if c.setup != nil {
-		if err := c.setup(); err != nil {
-			return sample{}, fmt.Errorf("setup: %w", err)
+// removeAll removes the work directory, including the read-only objects
+// and directories of the stores made in it.
+func removeAll(dir string) {
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			_ = os.Chmod(p, 0o755)
 		}
-	}
-	// Start every command with no dirty data of earlier ones in the page
-	// cache, so a command that syncs pays only for its own writes.
-	syscall.Sync()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, c.argv[0], c.argv[1:]...)
-	cmd.Dir = c.dir
-	cmd.Stdout = io.Discard
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if c.stdin != "" {
-		f, err := os.Open(c.stdin)
-		if err != nil {
-			return sample{}, err
-		}
-		defer f.Close()
-		cmd.Stdin = f
-	}
-	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
-	if err != nil {
-		// A finding (exit 1) is a result, not a failure, for ctx diff.
-		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
-			return sample{}, fmt.Errorf("%v: %s", err, strings.TrimSpace(stderr.String()))
-		}
-	}
-	var rss int64
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		rss = int64(ru.Maxrss)
-		if runtime.GOOS == "darwin" {
-			rss /= 1024
-		}
-	}
-	return sample{wall: wall, rss: rss}, nil
-}
-
-func median(s []sample) sample {
-	w := make([]time.Duration, len(s))
-	r := make([]int64, len(s))
-	for i := range s {
-		w[i], r[i] = s[i].wall, s[i].rss
-	}
-	sort.Slice(w, func(i, j int) bool { return w[i] < w[j] })
-	sort.Slice(r, func(i, j int) bool { return r[i] < r[j] })
-	return sample{wall: w[len(w)/2], rss: r[len(r)-1]} // peak RSS is the worst run
-}
-
-func render(results []result, runs int) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%-44s %-34s %10s %10s %9s\n", "workload", "command", "median", "ratio", "peak RSS")
-	for _, r := range results {
-		base := median(r.samples[0])
-		for j, c := range r.w.cmds {
-			m := median(r.samples[j])
-			ratio := "-"
-			if j > 0 {
-				ratio = fmt.Sprintf("%.3fx", float64(base.wall)/float64(m.wall))
-			}
-			name := ""
-			if j == 0 {
-				name = r.w.name
-			}
-			fmt.Fprintf(&b, "%-44s %-34s %10s %10s %8.1fM\n", name, c.label, round(m.wall), ratio, float64(m.rss)/1024)
-		}
-		if r.w.note != "" {
-			fmt.Fprintf(&b, "%-44s %s\n", "", r.w.note)
-		}
-	}
-	fmt.Fprintf(&b, "\nratio: ctx's median wall time divided by the peer's (below 1 means ctx is faster); %d runs each, alternating\n", runs)
-	return b.String()
-}
-
-func round(d time.Duration) string {
-	switch {
-	case d >= time.Second:
-		return d.Round(10 * time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(100 * time.Microsecond).String()
-	}
-	return d.Round(time.Microsecond).String()
-}
-
-func markdown(table string, runs int) string {
-	cpu := "unknown CPU"
-	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
-		for _, l := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(l, "model name") {
-				cpu = strings.TrimSpace(strings.SplitN(l, ":", 2)[1])
-				break
-			}
-		}
-	}
-	return fmt.Sprintf("# Performance\n\nMeasured by `make bench` (`go run ./bench -bin bin -out docs/PERFORMANCE.md`) on %s: %s, %d CPUs, %s/%s, %s.\n\n```\n%s```\n",
-		time.Now().UTC().Format("2006-01-02"), cpu, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), table)
+		return nil
+	})
+	_ = os.RemoveAll(dir)
 }

@@ -13,8 +13,8 @@ import (
 
 // session generates a Claude Code transcript of n turns (each an assistant
 // line, a tool_use line and its tool_result with a toolUseResult), over 40
-// files of a temporary working directory: the shape bench/convert.sh times
-// at 50 MB.
+// files of a temporary working directory: the shape the convert row of
+// make bench times at 50 MB (writeSession in bench/gen.go).
 func session(n int) []byte {
 	var b bytes.Buffer
 	body := strings.Repeat(`    value = compute(limit=1024)\n`, 40)

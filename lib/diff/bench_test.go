@@ -6,7 +6,8 @@ import (
 )
 
 // benchRuns returns two runs of n steps that differ at 1% of the steps,
-// half in a parameter and half in the output, as bench/diff.sh generates.
+// half in a parameter and half in the output, as the diff row of make bench
+// generates them (writeDriftLog in bench/gen.go).
 func benchRuns(n int) (run, run) {
 	var a, b run
 	tools := []string{"read_file", "edit_file", "bash", "grep"}

@@ -1,0 +1,184 @@
+package store
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The benchmarks below guard the store's hot path, hashing and writing
+// objects through a Batch, for benchstat comparisons between revisions
+// (docs/PERFORMANCE.md). A fresh store is made, untimed, for every
+// operation that writes, so each one pays for new objects and its commit's
+// syncs, as ctx pack into a new store does.
+
+func benchStore(b *testing.B) *Store {
+	b.Helper()
+	root := filepath.Join(b.TempDir(), Dir)
+	if _, err := Init(root); err != nil {
+		b.Fatal(err)
+	}
+	st, err := Open(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// blobs returns n distinct pseudo-random blobs of size bytes.
+func blobs(n, size int) [][]byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	out := make([][]byte, n)
+	for i := range out {
+		out[i] = make([]byte, size)
+		for k := 0; k+8 <= size; k += 8 {
+			binary.LittleEndian.PutUint64(out[i][k:], r.Uint64())
+		}
+	}
+	return out
+}
+
+// randReader yields n pseudo-random bytes without holding them.
+type randReader struct {
+	r *rand.Rand
+	n int64
+}
+
+func (r *randReader) Read(p []byte) (int, error) {
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	n := int(min(int64(len(p)), r.n))
+	for k := 0; k < n; k += 8 {
+		v := r.r.Uint64()
+		if k+8 <= n {
+			binary.LittleEndian.PutUint64(p[k:], v)
+			continue
+		}
+		for j := k; j < n; j++ {
+			p[j] = byte(v >> (8 * (j - k)))
+		}
+	}
+	r.n -= int64(n)
+	return n, nil
+}
+
+// BenchmarkBatchPutBytes stores 1,000 new blobs of 1 KiB and commits them:
+// the blobs of a run's prompts and step outputs.
+func BenchmarkBatchPutBytes(b *testing.B) {
+	data := blobs(1000, 1<<10)
+	b.SetBytes(int64(len(data) * len(data[0])))
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		st := benchStore(b)
+		b.StartTimer()
+		batch := st.NewBatch()
+		for _, d := range data {
+			if _, err := batch.PutBytes(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := batch.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBatchPutBytesDedup stores the same 1,000 blobs into a store
+// that has them all: the path of packing a log again.
+func BenchmarkBatchPutBytesDedup(b *testing.B) {
+	data := blobs(1000, 1<<10)
+	st := benchStore(b)
+	batch := st.NewBatch()
+	for _, d := range data {
+		if _, err := batch.PutBytes(d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data) * len(data[0])))
+	b.ReportAllocs()
+	for b.Loop() {
+		batch := st.NewBatch()
+		for _, d := range data {
+			if _, err := batch.PutBytes(d); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := batch.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		if s := batch.Stats(); s.Written != 0 {
+			b.Fatalf("%d objects written again", s.Written)
+		}
+	}
+}
+
+// BenchmarkBatchPutReader streams one 64 MiB blob into a new store and
+// commits it: a large input given by path or on a pipe.
+func BenchmarkBatchPutReader(b *testing.B) {
+	const size = 64 << 20
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		st := benchStore(b)
+		b.StartTimer()
+		batch := st.NewBatch()
+		if _, n, err := batch.PutReader(&randReader{r: rand.New(rand.NewPCG(3, 4)), n: size}); err != nil || n != size {
+			b.Fatalf("PutReader: %d bytes, %v", n, err)
+		}
+		if err := batch.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBatchPutFile stores a tree of 1,000 files of 4 KiB by path, the
+// files read several at once, and commits them: inputs given by path.
+func BenchmarkBatchPutFile(b *testing.B) {
+	dir := b.TempDir()
+	data := blobs(1000, 4<<10)
+	names := make([]string, len(data))
+	for i, d := range data {
+		names[i] = fmt.Sprintf("d%02d/f%04d", i%10, i)
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(names[i])), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, names[i]), d, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tree, err := OpenTree(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tree.Close()
+	b.SetBytes(int64(len(data) * len(data[0])))
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		st := benchStore(b)
+		b.StartTimer()
+		batch := st.NewBatch()
+		chs := make([]<-chan Result, len(names))
+		for i, n := range names {
+			chs[i] = batch.PutFile(tree, n)
+		}
+		for _, ch := range chs {
+			if r := <-ch; r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+		if err := batch.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
