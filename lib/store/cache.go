@@ -55,7 +55,7 @@ func (s *Store) WriteCache(name string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, name), data, 0o644)
+	return s.writeFileAtomic(filepath.Join(dir, name), data, 0o644)
 }
 
 // IndexStamp identifies a state of the packs/ directory, for caches of the

@@ -24,13 +24,16 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 	}()
 	files := make([]string, 0, len(entries))
 	for h, b := range entries {
+		if err := s.fault(faultCreate, dir, 0); err != nil {
+			return err
+		}
 		f, err := os.CreateTemp(dir, ".tmp-*")
 		if err != nil {
 			return err
 		}
 		tmps[h] = f.Name()
 		files = append(files, f.Name())
-		_, err = f.Write(b)
+		_, err = s.writeTo(f, b)
 		if err == nil {
 			err = f.Chmod(0o644)
 		}
@@ -41,10 +44,16 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 			return err
 		}
 	}
+	if err := s.fault(faultSync, dir, 0); err != nil {
+		return err
+	}
 	if err := syncFiles(s.root, files); err != nil {
 		return err
 	}
 	for h, t := range tmps {
+		if err := s.fault(faultRename, filepath.Join(dir, h.Hex()), 0); err != nil {
+			return err
+		}
 		if err := os.Rename(t, filepath.Join(dir, h.Hex())); err != nil {
 			return err
 		}

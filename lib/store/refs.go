@@ -84,7 +84,7 @@ func (s *Store) WriteRef(ref string, h Hash) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(p, []byte(h.Hex()+"\n"), 0o644)
+	return s.writeFileAtomic(p, []byte(h.Hex()+"\n"), 0o644)
 }
 
 // Refs returns every ref by the hash it names: "latest" and the tag names.
