@@ -122,7 +122,8 @@ type builder struct {
 
 	problems []Problem
 	more     int
-	line     int // current NDJSON line; 0 in a document
+	fatal    error // the store could not write: no point reading on
+	line     int   // current NDJSON line; 0 in a document
 	unknown  map[string]*unknownField
 	order    []string // unknown-field keys in the order first seen
 
@@ -382,7 +383,7 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 	case keys.text:
 		h, err := b.sink.PutBytes([]byte(v))
 		if err != nil {
-			b.problem(kp, "%v", err)
+			b.sinkError(kp, err)
 			return nil, ""
 		}
 		s.hash, s.size = h, int64(len(v))
@@ -394,7 +395,7 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		}
 		h, err := b.sink.PutBytes(data)
 		if err != nil {
-			b.problem(kp, "%v", err)
+			b.sinkError(kp, err)
 			return nil, ""
 		}
 		s.hash, s.size = h, int64(len(data))
@@ -425,6 +426,20 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		s.hash, s.size = h, n
 	}
 	return s, ""
+}
+
+// sinkError records that content at path could not be stored. A store that
+// cannot write (full, read-only) is not a problem of the log: it ends the
+// build with that one error rather than one problem per piece of content.
+func (b *builder) sinkError(path string, err error) {
+	var we *store.WriteError
+	if errors.As(err, &we) {
+		if b.fatal == nil {
+			b.fatal = fmt.Errorf("%s: %w", path, err)
+		}
+		return
+	}
+	b.problem(path, "%v", err)
 }
 
 func decodeBase64(s string) ([]byte, error) {
@@ -772,6 +787,11 @@ func (b *builder) wait(s *slot) (store.Hash, int64, bool) {
 	if s.ch != nil {
 		r := <-s.ch
 		s.ch = nil
+		var we *store.WriteError
+		if errors.As(r.Err, &we) {
+			b.sinkError(s.path, r.Err)
+			return store.Hash{}, 0, false
+		}
 		if r.Err != nil {
 			b.line = s.line
 			if errors.Is(r.Err, store.ErrEscapes) {
@@ -851,6 +871,9 @@ func (b *builder) finish() (*Result, error) {
 			msg += fmt.Sprintf(" (line %d)", u.line)
 		}
 		b.opts.Warn(msg)
+	}
+	if b.fatal != nil {
+		return nil, b.fatal
 	}
 	if len(b.problems) > 0 {
 		return nil, &ValidationError{Problems: b.problems, More: b.more}
