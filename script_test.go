@@ -72,8 +72,9 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"stdout2env": stdoutToEnv,
+			"maxrss":     maxRSS,
 			"sha256env":  sha256ToEnv,
+			"stdout2env": stdoutToEnv,
 		},
 	})
 }
