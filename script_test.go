@@ -50,6 +50,7 @@ func TestMain(m *testing.M) {
 		"ctx-show":     func() { os.Exit(showcmd.Main()) },
 		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
 		"jq":           func() { os.Exit(runJQ(os.Args[1:])) },
+		"maxrss":       func() { os.Exit(runMaxRSS(os.Args[1:])) },
 	})
 }
 
@@ -72,7 +73,6 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"maxrss":     maxRSS,
 			"sha256env":  sha256ToEnv,
 			"stdout2env": stdoutToEnv,
 		},
