@@ -16,6 +16,9 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 		return nil
 	}
 	dir := filepath.Join(s.root, packsDir)
+	if err := s.CheckDir(dir); err != nil {
+		return err
+	}
 	tmps := make(map[Hash]string, len(entries))
 	defer func() {
 		for _, t := range tmps {

@@ -253,6 +253,9 @@ func (b *Batch) writeTemp(fill func(io.Writer) error) (string, error) {
 // mode applies to later opens, not to this descriptor), so an object never
 // needs a chmod before it is renamed into place.
 func (s *Store) createTemp(dir, prefix string) (*os.File, error) {
+	if err := s.CheckDir(dir); err != nil {
+		return nil, err
+	}
 	if err := s.fault(faultCreate, dir, 0); err != nil {
 		return nil, err
 	}
@@ -413,6 +416,10 @@ func (b *Batch) Abort() {
 // otherwise. tmp is gone afterwards either way.
 func (s *Store) link(h Hash, tmp string) error {
 	final := s.objectPath(h)
+	if err := s.CheckDir(filepath.Dir(final)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot store object %s: %w", h, err)
+	}
 	if err := s.fault(faultLink, final, 0); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("cannot store object %s: %w", h, err)
@@ -492,6 +499,9 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 // mix.
 func (s *Store) writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
+	if err := s.CheckDir(dir); err != nil {
+		return err
+	}
 	if err := s.fault(faultCreate, dir, 0); err != nil {
 		return err
 	}
