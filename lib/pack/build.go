@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -182,7 +183,36 @@ func (b *builder) problem(path, format string, args ...any) {
 		b.more++
 		return
 	}
-	b.problems = append(b.problems, Problem{Path: path, Msg: fmt.Sprintf(format, args...), Line: b.line})
+	b.problems = append(b.problems, Problem{Path: clipPath(path), Msg: fmt.Sprintf(format, args...), Line: b.line})
+}
+
+// maxPath bounds the JSON path of a problem: a value nested a thousand
+// levels deep would otherwise make a path of several kilobytes, one line
+// no one reads.
+const maxPath = 160
+
+// clipPath shortens a path longer than maxPath, before one of its
+// elements (a '.' or '['), or else on a character boundary.
+func clipPath(p string) string {
+	if len(p) <= maxPath {
+		return p
+	}
+	cut := strings.LastIndexAny(p[:maxPath], ".[")
+	if cut <= 0 {
+		for cut = maxPath; cut > 0 && !utf8.RuneStart(p[cut]); cut-- {
+		}
+	}
+	return p[:cut] + "..."
+}
+
+// subPath appends the path of a value inside the one at path, as the JSON
+// canonicalizer gives it (".a", ".[2]", `.["a b"]`), jq style: "steps[0]"
+// and ".[2]" make "steps[0][2]".
+func subPath(path, rel string) string {
+	if path != "" && strings.HasPrefix(rel, ".[") {
+		return path + rel[1:]
+	}
+	return path + rel
 }
 
 // key appends an object key to a JSON path, jq style.
@@ -211,7 +241,7 @@ func (b *builder) object(raw json.RawMessage, path string) map[string]json.RawMe
 	if _, err := jcs.Canonicalize(raw); err != nil {
 		var je *jcs.Error
 		if errors.As(err, &je) {
-			b.problem(path+je.Path, "%s", je.Msg)
+			b.problem(subPath(path, je.Path), "%s", je.Msg)
 		} else {
 			b.problem(path, "%v", err)
 		}
@@ -334,7 +364,7 @@ func (b *builder) canonical(raw json.RawMessage, path string) json.RawMessage {
 	if err != nil {
 		var je *jcs.Error
 		if errors.As(err, &je) {
-			b.problem(path+je.Path, "%s", je.Msg)
+			b.problem(subPath(path, je.Path), "%s", je.Msg)
 		} else {
 			b.problem(path, "%v", err)
 		}
