@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -72,11 +73,24 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			return nil
 		},
+		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"sha256env":  sha256ToEnv,
 			"stdout2env": stdoutToEnv,
 		},
 	})
+}
+
+// scriptCondition evaluates the conditions of this project's scripts:
+// [mountns] holds where this process may make a private mount namespace
+// (unshare -m, as root), so a script can mount a small or read-only
+// filesystem that no one else sees and that vanishes with it.
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "mountns":
+		return exec.Command("unshare", "-m", "true").Run() == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // stdoutToEnv sets an environment variable to the last command's standard
