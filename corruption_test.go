@@ -275,6 +275,14 @@ func TestDamageEveryVerb(t *testing.T) {
 					t.Errorf("%s: an empty error message", v.args)
 				}
 			}
+			if strings.HasPrefix(dc.name, "refs/latest") {
+				// ctx log does not read objects; it lists the packs but
+				// marks none latest through a ref it cannot trust.
+				out, errOut, code := ctxCmd(t, dir, "ctx-log")
+				if code != 0 || !strings.Contains(out, pack[:12]) || strings.Contains(out, "(latest)") {
+					t.Errorf("ctx log: exit %d\n%s%s", code, out, errOut)
+				}
+			}
 			if after := listTree(t, outside); after != before {
 				t.Errorf("the files outside the store changed:\nbefore:\n%s\nafter:\n%s", before, after)
 			}

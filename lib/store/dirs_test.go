@@ -3,11 +3,13 @@ package store_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/contextsubstrate/ctx/lib/share"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
@@ -75,6 +77,12 @@ func TestPlantedDirectories(t *testing.T) {
 			"a tag":    func(st *store.Store) error { _, err := st.ReadRef("v1"); return err },
 			"the refs": func(st *store.Store) error { _, err := st.Refs(); return err },
 		}},
+		{"drafts", ops{
+			"a draft": func(st *store.Store) error {
+				_, err := share.SaveDraft(st, h, func(w io.Writer) error { _, err := w.Write([]byte("{}\n")); return err })
+				return err
+			},
+		}, nil},
 		{"cache", ops{
 			"the cache": func(st *store.Store) error { return st.WriteCache("log", []byte("other")) },
 		}, ops{
@@ -88,6 +96,7 @@ func TestPlantedDirectories(t *testing.T) {
 			must(t, st.WriteRef(store.LatestRef, h))
 			must(t, st.WriteRef("v1", h))
 			must(t, st.WriteCache("log", []byte("cache")))
+			must(t, os.MkdirAll(st.DraftsDir(), 0o755))
 
 			inside := filepath.Join(st.Root(), filepath.FromSlash(tc.dir))
 			outside := filepath.Join(t.TempDir(), "moved")
