@@ -17,6 +17,7 @@ type PlantedError struct {
 	What string // "a symlink" or "not a directory"
 }
 
+// Error names what was found where the store keeps a directory.
 func (e *PlantedError) Error() string {
 	return fmt.Sprintf("%s is %s where the store keeps a directory: the store never reads or writes through it (run 'ctx fsck')", e.Path, e.What)
 }

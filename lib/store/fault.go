@@ -10,6 +10,7 @@ type WriteError struct {
 	Err error
 }
 
+// Error says the store could not write, and the filesystem's reason.
 func (e *WriteError) Error() string { return "cannot write to the store: " + e.Err.Error() }
 
 // Unwrap returns the error of the filesystem, so errors.Is(err,
