@@ -132,7 +132,8 @@ func writeFile(t *testing.T, p string, b []byte) {
 // pack must complete, with the same hash, and --prune-tmp must leave the
 // store intact.
 //
-// The kill points are not times, which a loaded machine makes meaningless,
+// The stores are in memory where the machine allows (memStoreDir). The
+// kill points are not times, which a loaded machine makes meaningless,
 // but states of the store watched from outside: so many temporary files
 // written, all of them written, the first objects linked, half of them
 // linked, the manifest there, the index entry there. The last ones are
@@ -145,7 +146,7 @@ func TestPackKilled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newStoreDir(t)
+	st := memStoreDir(t)
 	want := strings.TrimSpace(mustCtx(t, "", prog, "--store", st, "--no-sidecars", log))
 	hx := strings.TrimPrefix(want, "ctx://")
 	const files = 2000 + 2 + 2 // inputs, the prompt and the step output
@@ -165,7 +166,7 @@ func TestPackKilled(t *testing.T) {
 		{"index entry written", func(st string, _ int) bool { return exists(st, "packs", hx) }, false},
 	}
 	for i, p := range points {
-		st := newStoreDir(t)
+		st := memStoreDir(t)
 		cmd := exec.Command(prog, "--store", st, "--no-sidecars", log)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -223,6 +224,22 @@ func TestPackKilled(t *testing.T) {
 			t.Errorf("kill at %s: refs/latest is %s, want %s", p.name, ref, hx)
 		}
 	}
+}
+
+// memStoreDir makes a store in memory (/dev/shm) where the machine has
+// it, else in a temporary directory. What a killed process leaves behind
+// is the same on any filesystem; in memory the syncs of each pack do not
+// wait for the rest of a busy machine's disk, which made the test take
+// most of a minute.
+func memStoreDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "ctx-crash-")
+	if err != nil {
+		return newStoreDir(t)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	mustCtx(t, dir, "ctx-init")
+	return filepath.Join(dir, ".ctx")
 }
 
 // entries counts the names in a directory of the store (for objects/, the
