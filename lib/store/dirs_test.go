@@ -99,7 +99,8 @@ func TestPlantedDirectories(t *testing.T) {
 			must(t, os.MkdirAll(st.DraftsDir(), 0o755))
 
 			inside := filepath.Join(st.Root(), filepath.FromSlash(tc.dir))
-			outside := filepath.Join(t.TempDir(), "moved")
+			// Beside the store, out of it, on the same filesystem.
+			outside := filepath.Join(filepath.Dir(st.Root()), "moved")
 			must(t, os.Rename(inside, outside))
 			must(t, os.Symlink(outside, inside))
 			before := listDir(t, outside)

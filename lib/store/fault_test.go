@@ -60,9 +60,19 @@ func faultRun(t *testing.T) (root string, log []byte) {
 	return root, log
 }
 
+// newStore makes a store in memory (/dev/shm) where the machine has it,
+// else in a temporary directory: these tests pack a few hundred times, and
+// on a busy machine's disk each pack's syncs wait for everyone's writes.
+// The faults are injected, so the filesystem under them does not matter.
 func newStore(t *testing.T) *store.Store {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), store.Dir)
+	dir, err := os.MkdirTemp("/dev/shm", "ctx-store-test-")
+	if err == nil {
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	} else {
+		dir = t.TempDir()
+	}
+	root := filepath.Join(dir, store.Dir)
 	if _, err := store.Init(root); err != nil {
 		t.Fatal(err)
 	}
