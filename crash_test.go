@@ -288,3 +288,84 @@ func readRef(t *testing.T, st string) string {
 	}
 	return strings.TrimSpace(string(b))
 }
+
+// TestImportKilled kills ctx import with SIGKILL at states of the store
+// while it stores a stream of 1,000 objects: so many written, all written,
+// links begun, half linked, the manifest linked. A manifest must never be
+// visible without every object it names (import links manifests last), so
+// fsck finds nothing but, after the manifest, the whole pack unindexed;
+// importing again completes, and --prune-tmp leaves the store intact.
+// (Before import linked manifests last, the kill at "half linked" found
+// the manifest visible with hundreds of its blobs still in tmp/.)
+func TestImportKilled(t *testing.T) {
+	log := writeLargeRun(t, 1000, 2, 4<<20)
+	src := memStoreDir(t)
+	want := strings.TrimSpace(mustCtx(t, "", "ctx-pack", "--store", src, "--no-sidecars", log))
+	hx := strings.TrimPrefix(want, "ctx://")
+	tarball := filepath.Join(t.TempDir(), "run.tar")
+	mustCtx(t, "", "ctx-export", "--store", src, "-o", tarball, want)
+	prog, err := exec.LookPath("ctx-import")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const objects = 1000 + 2 + 2 + 1 // inputs, prompt, step output, manifest
+
+	points := []struct {
+		name string
+		at   func(st string, peak int) bool
+		long bool
+	}{
+		{"a third written", func(st string, _ int) bool { return entries(st, "tmp") >= objects/3 }, true},
+		{"all written", func(st string, _ int) bool { return entries(st, "tmp") >= objects }, false},
+		{"links begun", func(st string, _ int) bool { return entries(st, "objects") > 0 }, false},
+		{"half linked", func(st string, peak int) bool { return peak >= objects && entries(st, "tmp") <= objects/2 }, false},
+		{"a few left to link", func(st string, peak int) bool { return peak >= objects && entries(st, "tmp") <= 3 }, false},
+		{"manifest linked", func(st string, _ int) bool { return exists(st, "objects", hx[:2], hx[2:]) }, false},
+	}
+	for _, p := range points {
+		st := memStoreDir(t)
+		cmd := exec.Command(prog, "--store", st, tarball)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		peak, finished := 0, false
+		for !finished {
+			select {
+			case err = <-done:
+				finished = true
+				continue
+			default:
+			}
+			peak = max(peak, entries(st, "tmp"))
+			if p.at(st, peak) {
+				cmd.Process.Signal(syscall.SIGKILL)
+				err, finished = <-done, true
+				continue
+			}
+			time.Sleep(time.Millisecond)
+		}
+		var ee *exec.ExitError
+		killed := errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled()
+		if !killed && err != nil {
+			t.Fatalf("kill at %s: ctx import failed on its own: %v", p.name, err)
+		}
+		phase := storePhase(t, st, want)
+		t.Logf("kill at %-20s killed=%-5v %s", p.name+":", killed, phase)
+		if p.long && !killed {
+			t.Errorf("kill at %s: the import finished first", p.name)
+		}
+		for _, pr := range runFsck(t, st) {
+			if pr.Kind != "unindexed" || pr.Object != "sha256:"+hx {
+				t.Errorf("kill at %s (%s): fsck: %s %s: %s", p.name, phase, pr.Kind, pr.Object, pr.Detail)
+			}
+		}
+		mustCtx(t, "", prog, "--store", st, tarball)
+		if ps := runFsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
+			t.Errorf("kill at %s: after importing again and pruning: %v", p.name, ps)
+		}
+		mustCtx(t, "", "ctx-verify", "--store", st, want)
+	}
+}
