@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,6 +53,7 @@ func TestMain(m *testing.M) {
 		"ctx-show":     func() { os.Exit(showcmd.Main()) },
 		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
 		"jq":           func() { os.Exit(runJQ(os.Args[1:])) },
+		"maxrss":       func() { os.Exit(runMaxRSS(os.Args[1:])) },
 	})
 }
 
@@ -73,11 +75,24 @@ func TestScripts(t *testing.T) {
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			return nil
 		},
+		Condition: scriptCondition,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"stdout2env": stdoutToEnv,
 			"sha256env":  sha256ToEnv,
+			"stdout2env": stdoutToEnv,
 		},
 	})
+}
+
+// scriptCondition evaluates the conditions of this project's scripts:
+// [mountns] holds where this process may make a private mount namespace
+// (unshare -m, as root), so a script can mount a small or read-only
+// filesystem that no one else sees and that vanishes with it.
+func scriptCondition(cond string) (bool, error) {
+	switch cond {
+	case "mountns":
+		return exec.Command("unshare", "-m", "true").Run() == nil, nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }
 
 // stdoutToEnv sets an environment variable to the last command's standard

@@ -68,7 +68,9 @@ func Import(r io.Reader, st *store.Store, batch *store.Batch) (*Imported, error)
 		batch.Abort()
 		return nil, err
 	}
-	if err := batch.Commit(); err != nil {
+	// The manifests go in last: a failure or a crash part way through
+	// must not leave a manifest visible without the objects it names.
+	if err := batch.CommitLast(res.Packs); err != nil {
 		batch.Abort()
 		return nil, fmt.Errorf("cannot store the stream's objects: %w", err)
 	}

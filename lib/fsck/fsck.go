@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -409,7 +410,9 @@ func (c *checker) manifest(h store.Hash) {
 	c.manifests[h] = entry
 	c.mu.Unlock()
 	for _, r := range m.Refs() {
-		if _, err := c.st.Stat(r.Hash); errors.Is(err, store.ErrNotFound) {
+		// Missing, or reachable only through something planted in the
+		// store (a symlinked objects/ab/): either way the pack lacks it.
+		if _, err := c.st.Stat(r.Hash); errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrCorrupt) {
 			c.named(r.Hash, fmt.Sprintf("pack %s at %s", h, r.Where))
 		}
 	}
@@ -551,6 +554,7 @@ func (c *checker) nameBad() {
 // namedBy lists who names an object, sorted, at most three.
 func namedBy(who []string) string {
 	sort.Strings(who)
+	who = slices.Compact(who) // a damaged object is named both by the walk and by nameBad
 	const show = 3
 	s := "named by " + strings.Join(who[:min(len(who), show)], "; ")
 	if len(who) > show {

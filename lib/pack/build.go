@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -122,7 +123,8 @@ type builder struct {
 
 	problems []Problem
 	more     int
-	line     int // current NDJSON line; 0 in a document
+	fatal    error // the store could not write: no point reading on
+	line     int   // current NDJSON line; 0 in a document
 	unknown  map[string]*unknownField
 	order    []string // unknown-field keys in the order first seen
 
@@ -181,7 +183,36 @@ func (b *builder) problem(path, format string, args ...any) {
 		b.more++
 		return
 	}
-	b.problems = append(b.problems, Problem{Path: path, Msg: fmt.Sprintf(format, args...), Line: b.line})
+	b.problems = append(b.problems, Problem{Path: clipPath(path), Msg: fmt.Sprintf(format, args...), Line: b.line})
+}
+
+// maxPath bounds the JSON path of a problem: a value nested a thousand
+// levels deep would otherwise make a path of several kilobytes, one line
+// no one reads.
+const maxPath = 160
+
+// clipPath shortens a path longer than maxPath, before one of its
+// elements (a '.' or '['), or else on a character boundary.
+func clipPath(p string) string {
+	if len(p) <= maxPath {
+		return p
+	}
+	cut := strings.LastIndexAny(p[:maxPath], ".[")
+	if cut <= 0 {
+		for cut = maxPath; cut > 0 && !utf8.RuneStart(p[cut]); cut-- {
+		}
+	}
+	return p[:cut] + "..."
+}
+
+// subPath appends the path of a value inside the one at path, as the JSON
+// canonicalizer gives it (".a", ".[2]", `.["a b"]`), jq style: "steps[0]"
+// and ".[2]" make "steps[0][2]".
+func subPath(path, rel string) string {
+	if path != "" && strings.HasPrefix(rel, ".[") {
+		return path + rel[1:]
+	}
+	return path + rel
 }
 
 // key appends an object key to a JSON path, jq style.
@@ -210,7 +241,7 @@ func (b *builder) object(raw json.RawMessage, path string) map[string]json.RawMe
 	if _, err := jcs.Canonicalize(raw); err != nil {
 		var je *jcs.Error
 		if errors.As(err, &je) {
-			b.problem(path+je.Path, "%s", je.Msg)
+			b.problem(subPath(path, je.Path), "%s", je.Msg)
 		} else {
 			b.problem(path, "%v", err)
 		}
@@ -333,7 +364,7 @@ func (b *builder) canonical(raw json.RawMessage, path string) json.RawMessage {
 	if err != nil {
 		var je *jcs.Error
 		if errors.As(err, &je) {
-			b.problem(path+je.Path, "%s", je.Msg)
+			b.problem(subPath(path, je.Path), "%s", je.Msg)
 		} else {
 			b.problem(path, "%v", err)
 		}
@@ -382,7 +413,7 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 	case keys.text:
 		h, err := b.sink.PutBytes([]byte(v))
 		if err != nil {
-			b.problem(kp, "%v", err)
+			b.sinkError(kp, err)
 			return nil, ""
 		}
 		s.hash, s.size = h, int64(len(v))
@@ -394,7 +425,7 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		}
 		h, err := b.sink.PutBytes(data)
 		if err != nil {
-			b.problem(kp, "%v", err)
+			b.sinkError(kp, err)
 			return nil, ""
 		}
 		s.hash, s.size = h, int64(len(data))
@@ -425,6 +456,20 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		s.hash, s.size = h, n
 	}
 	return s, ""
+}
+
+// sinkError records that content at path could not be stored. A store that
+// cannot write (full, read-only) is not a problem of the log: it ends the
+// build with that one error rather than one problem per piece of content.
+func (b *builder) sinkError(path string, err error) {
+	var we *store.WriteError
+	if errors.As(err, &we) {
+		if b.fatal == nil {
+			b.fatal = fmt.Errorf("%s: %w", path, err)
+		}
+		return
+	}
+	b.problem(path, "%v", err)
 }
 
 func decodeBase64(s string) ([]byte, error) {
@@ -772,6 +817,11 @@ func (b *builder) wait(s *slot) (store.Hash, int64, bool) {
 	if s.ch != nil {
 		r := <-s.ch
 		s.ch = nil
+		var we *store.WriteError
+		if errors.As(r.Err, &we) {
+			b.sinkError(s.path, r.Err)
+			return store.Hash{}, 0, false
+		}
 		if r.Err != nil {
 			b.line = s.line
 			if errors.Is(r.Err, store.ErrEscapes) {
@@ -851,6 +901,9 @@ func (b *builder) finish() (*Result, error) {
 			msg += fmt.Sprintf(" (line %d)", u.line)
 		}
 		b.opts.Warn(msg)
+	}
+	if b.fatal != nil {
+		return nil, b.fatal
 	}
 	if len(b.problems) > 0 {
 		return nil, &ValidationError{Problems: b.problems, More: b.more}

@@ -137,6 +137,9 @@ func (b *builder) readStream(br *bufio.Reader) error {
 			if err := b.event(t, lineNo, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs); err != nil {
 				return err
 			}
+			if b.fatal != nil {
+				return b.fatal
+			}
 		}
 		if errors.Is(err, io.EOF) {
 			b.line = 0
@@ -290,6 +293,9 @@ func (b *builder) readArray(dec *json.Decoder, pr *posReader, k string, add func
 			return pr.syntaxError(dec, err)
 		}
 		add(raw, i)
+		if b.fatal != nil {
+			return b.fatal
+		}
 		pr.forget(dec.InputOffset())
 	}
 	if _, err := dec.Token(); err != nil {

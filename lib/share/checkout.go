@@ -73,6 +73,7 @@ type item struct {
 	write   bool   // false when the file already holds the bytes
 	sidecar bool   // write the sidecar
 	tmp     string // the staged file, before it is renamed into place
+	fresh   bool   // target did not exist when the checkout was inspected
 }
 
 // Checkout writes the inputs of pack m (or, with Outputs, its outputs and
@@ -128,6 +129,10 @@ func Checkout(st *store.Store, m *pack.Manifest, dir string, opts CheckoutOption
 			return nil, fmt.Errorf("%s: %w", it.name, err)
 		}
 	}
+	if err := claim(dir, items); err != nil {
+		cleanup()
+		return nil, err
+	}
 	res := &CheckoutResult{Written: []string{}, Unchanged: []string{}, Sidecars: []string{}}
 	for i := range items {
 		it := &items[i]
@@ -151,6 +156,69 @@ func Checkout(st *store.Store, m *pack.Manifest, dir string, opts CheckoutOption
 		}
 	}
 	return res, nil
+}
+
+// claim creates every new file of the checkout, empty, before any is
+// written. Two names of a pack can be one file where a filesystem folds
+// them (README and readme on a case-insensitive one, café in NFC and NFD on
+// one that normalises, as macOS does), or where a mount joins two
+// directories: the second claim then finds the first, and the checkout
+// stops with both names before writing anything, instead of letting one
+// file silently replace the other. On error the claims are removed.
+func claim(dir string, items []item) error {
+	var claimed []*item
+	undo := func() {
+		for _, c := range claimed {
+			os.Remove(c.target)
+		}
+	}
+	for i := range items {
+		it := &items[i]
+		if !it.write || !it.fresh {
+			continue
+		}
+		f, err := os.OpenFile(it.target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				err = &FoldError{Dir: dir, Name: it.name, Other: sameAs(it.target, claimed)}
+			}
+			undo()
+			return err
+		}
+		f.Close()
+		claimed = append(claimed, it)
+	}
+	return nil
+}
+
+// sameAs returns the name of the claimed file that path is, or "".
+func sameAs(path string, claimed []*item) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	for _, c := range claimed {
+		if ci, err := os.Stat(c.target); err == nil && os.SameFile(fi, ci) {
+			return c.name
+		}
+	}
+	return ""
+}
+
+// FoldError says two names of a pack are one file in the checkout's
+// directory; nothing was written.
+type FoldError struct {
+	Dir   string
+	Name  string // the name whose file was found already there
+	Other string // the name of the pack that is the same file, when known
+}
+
+// Error names both names and why they can be one file.
+func (e *FoldError) Error() string {
+	if e.Other == "" {
+		return fmt.Sprintf("name %q: a file appeared in %s while the checkout was writing it", e.Name, e.Dir)
+	}
+	return fmt.Sprintf("names %q and %q are one file in %s: its filesystem folds them (case or Unicode normalisation) or a mount joins their directories", e.Other, e.Name, e.Dir)
 }
 
 // plan lists the files of the checkout and refuses names that are unsafe or
@@ -238,6 +306,7 @@ func inspect(m *pack.Manifest, dir string, items []item, opts CheckoutOptions) e
 		fi, err := os.Lstat(it.target)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
+			it.fresh = true
 		case err != nil:
 			return err
 		case fi.Mode().IsRegular():

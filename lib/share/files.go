@@ -17,6 +17,9 @@ import (
 // suffix), and returns its path. The file appears whole or not at all.
 func SaveDraft(st *store.Store, parent store.Hash, write func(io.Writer) error) (string, error) {
 	dir := st.DraftsDir()
+	if err := st.CheckDir(dir); err != nil {
+		return "", err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}

@@ -34,6 +34,9 @@ func (s *Store) ReadCache(name string) ([]byte, error) {
 	if err := checkCacheName(name); err != nil {
 		return nil, err
 	}
+	if err := s.CheckDir(filepath.Join(s.root, cacheDir)); err != nil {
+		return nil, err
+	}
 	p := filepath.Join(s.root, cacheDir, name)
 	fi, err := os.Lstat(p)
 	if err != nil {
@@ -52,10 +55,13 @@ func (s *Store) WriteCache(name string, data []byte) error {
 		return err
 	}
 	dir := filepath.Join(s.root, cacheDir)
+	if err := s.CheckDir(dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(filepath.Join(dir, name), data, 0o644)
+	return s.writeFileAtomic(filepath.Join(dir, name), data, 0o644)
 }
 
 // IndexStamp identifies a state of the packs/ directory, for caches of the

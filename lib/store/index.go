@@ -13,11 +13,14 @@ import (
 
 // WriteIndex writes the index entry of pack h atomically.
 func (s *Store) WriteIndex(h Hash, entry []byte) error {
-	return writeFileAtomic(filepath.Join(s.root, packsDir, h.Hex()), entry, 0o644)
+	return s.writeFileAtomic(filepath.Join(s.root, packsDir, h.Hex()), entry, 0o644)
 }
 
 // ReadIndex returns the index entry of pack h.
 func (s *Store) ReadIndex(h Hash) ([]byte, error) {
+	if err := s.CheckDir(filepath.Join(s.root, packsDir)); err != nil {
+		return nil, err
+	}
 	p := filepath.Join(s.root, packsDir, h.Hex())
 	fi, err := os.Lstat(p)
 	if err != nil {
@@ -35,6 +38,9 @@ func (s *Store) ReadIndex(h Hash) ([]byte, error) {
 // IndexedPacks returns the hashes that have an index entry, in directory
 // order. Names that are not 64 hex digits are skipped.
 func (s *Store) IndexedPacks() ([]Hash, error) {
+	if err := s.CheckDir(filepath.Join(s.root, packsDir)); err != nil {
+		return nil, err
+	}
 	d, err := os.Open(filepath.Join(s.root, packsDir))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -16,6 +16,9 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 		return nil
 	}
 	dir := filepath.Join(s.root, packsDir)
+	if err := s.CheckDir(dir); err != nil {
+		return err
+	}
 	tmps := make(map[Hash]string, len(entries))
 	defer func() {
 		for _, t := range tmps {
@@ -24,7 +27,7 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 	}()
 	files := make([]string, 0, len(entries))
 	for h, b := range entries {
-		f, err := writeTempIn(dir, ".tmp-", b, 0o644)
+		f, err := s.writeTempIn(dir, ".tmp-", b, 0o644)
 		if err != nil {
 			return err
 		}
@@ -34,10 +37,16 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 			return err
 		}
 	}
+	if err := s.fault(faultSync, dir, 0); err != nil {
+		return err
+	}
 	if err := syncFiles(s.root, files); err != nil {
 		return err
 	}
 	for h, t := range tmps {
+		if err := s.fault(faultRename, filepath.Join(dir, h.Hex()), 0); err != nil {
+			return err
+		}
 		if err := os.Rename(t, filepath.Join(dir, h.Hex())); err != nil {
 			return err
 		}

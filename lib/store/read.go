@@ -186,6 +186,9 @@ func (s *Store) Verify(h Hash) (int64, error) {
 
 // Stat returns the size of object h without reading it, or a *NotFoundError.
 func (s *Store) Stat(h Hash) (int64, error) {
+	if fi, err := os.Lstat(filepath.Dir(s.objectPath(h))); err == nil && !fi.IsDir() {
+		return 0, &CorruptError{Hash: h, Detail: fmt.Sprintf("%s is not a directory (a symlink or file was planted in the store)", filepath.Dir(s.objectPath(h)))}
+	}
 	fi, err := os.Lstat(s.objectPath(h))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {

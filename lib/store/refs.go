@@ -51,6 +51,9 @@ func (s *Store) ReadRef(ref string) (Hash, error) {
 		}
 	}
 	p := s.refPath(ref)
+	if err := s.CheckDir(filepath.Dir(p)); err != nil {
+		return Hash{}, fmt.Errorf("ref %q: %w", ref, err)
+	}
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -81,10 +84,13 @@ func (s *Store) WriteRef(ref string, h Hash) error {
 		}
 	}
 	p := s.refPath(ref)
+	if err := s.CheckDir(filepath.Dir(p)); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeFileAtomic(p, []byte(h.Hex()+"\n"), 0o644)
+	return s.writeFileAtomic(p, []byte(h.Hex()+"\n"), 0o644)
 }
 
 // Refs returns every ref by the hash it names: "latest" and the tag names.
@@ -92,6 +98,9 @@ func (s *Store) Refs() (map[Hash][]string, error) {
 	out := map[Hash][]string{}
 	if h, err := s.ReadRef(LatestRef); err == nil {
 		out[h] = append(out[h], LatestRef)
+	}
+	if err := s.CheckDir(filepath.Join(s.root, tagsDir)); err != nil {
+		return nil, err
 	}
 	ents, err := os.ReadDir(filepath.Join(s.root, tagsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

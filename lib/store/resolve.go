@@ -72,6 +72,11 @@ func (s *Store) resolve(name, what string, packs bool) (Hash, error) {
 			if errors.Is(err, ErrNotFound) {
 				return Hash{}, &NotFoundError{Hash: h, What: what}
 			}
+			if errors.Is(err, ErrCorrupt) {
+				// The name is there; what is wrong with its object is for
+				// the verb that reads it to report (ctx verify: corrupt).
+				return h, nil
+			}
 			return Hash{}, err
 		}
 		return h, nil
@@ -125,6 +130,9 @@ func (s *Store) resolvePrefix(name, prefix, what string, packs bool) (Hash, erro
 
 func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {
 	dir := filepath.Join(s.root, objectsDir, prefix[:2])
+	if err := s.CheckDir(dir); err != nil {
+		return nil, err
+	}
 	d, err := os.Open(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

@@ -32,7 +32,8 @@ const (
 
 // Store is an open .ctx directory.
 type Store struct {
-	root string
+	root   string
+	faults faultHook // nil but in tests: see fault.go
 }
 
 // Root returns the path of the .ctx directory.

@@ -227,24 +227,30 @@ func (b *Batch) addPending(h Hash, tmp string, n int64) {
 // writeTemp writes a new read-only temporary file in dir and returns its
 // path; on error nothing is left behind.
 func (b *Batch) writeTemp(dir string, fill func(io.Writer) error) (string, error) {
-	f, err := createTemp(dir, tempPrefix)
+	f, err := b.s.createTemp(dir, tempPrefix)
 	if errors.Is(err, fs.ErrNotExist) && dir != b.s.tmp() {
 		// objects/ab/ does not exist yet in this store.
-		if err = os.MkdirAll(dir, 0o755); err == nil {
-			f, err = createTemp(dir, tempPrefix)
+		if err = b.s.fault(faultLink, dir, 0); err == nil {
+			if err = os.MkdirAll(dir, 0o755); err == nil {
+				f, err = b.s.createTemp(dir, tempPrefix)
+			}
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot write to the store: %w", err)
+		return "", &WriteError{Err: err}
 	}
-	if err := fill(f); err != nil {
+	w := &storeWriter{s: b.s, f: f}
+	if err := fill(w); err != nil {
 		f.Close()
 		os.Remove(f.Name())
+		if w.err != nil {
+			return "", &WriteError{Err: w.err}
+		}
 		return "", err
 	}
 	if err := f.Close(); err != nil {
 		os.Remove(f.Name())
-		return "", fmt.Errorf("cannot write to the store: %w", err)
+		return "", &WriteError{Err: err}
 	}
 	return f.Name(), nil
 }
@@ -264,7 +270,13 @@ func (s *Store) tempDirFor(h Hash) string {
 // createTemp creates a new file in dir for writing, already read-only (the
 // mode applies to later opens, not to this descriptor), so an object never
 // needs a chmod before it is renamed into place.
-func createTemp(dir, prefix string) (*os.File, error) {
+func (s *Store) createTemp(dir, prefix string) (*os.File, error) {
+	if err := s.CheckDir(dir); err != nil {
+		return nil, err
+	}
+	if err := s.fault(faultCreate, dir, 0); err != nil {
+		return nil, err
+	}
 	var rnd [8]byte
 	for i := 0; ; i++ {
 		if _, err := rand.Read(rnd[:]); err != nil {
@@ -303,16 +315,64 @@ func (b *Batch) stopReaders() {
 // store's filesystem for all the temporary files, then each is linked under
 // its final name (a link never replaces an existing file, so an object can
 // never be rewritten), then one more sync for the new directory entries.
-func (b *Batch) Commit() error {
+func (b *Batch) Commit() error { return b.CommitLast(nil) }
+
+// CommitLast is Commit for a batch that holds manifests as well as the
+// objects they name (an import): the objects named in last are linked only
+// once every other object of the batch is in place and synced, so neither
+// a failure nor a crash part way can leave a manifest visible without its
+// blobs. When another object cannot be linked, those of last are dropped.
+func (b *Batch) CommitLast(last []Hash) error {
 	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if len(b.pending) == 0 {
 		return nil
 	}
+	defer func() {
+		// Whatever happened, no temporary file of the batch stays.
+		for _, tmp := range b.pending {
+			os.Remove(tmp)
+		}
+		b.pending = map[Hash]string{}
+	}()
+	if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
+		return err
+	}
 	if err := syncStore(b.s.root, b.pendingFiles()); err != nil {
 		return err
 	}
+	second := map[Hash]string{}
+	for _, h := range last {
+		if tmp, ok := b.pending[h]; ok {
+			second[h] = tmp
+			delete(b.pending, h)
+		}
+	}
+	first := b.pending
+	b.pending = second // removed by the deferred cleanup unless linked below
+	if err := b.s.linkAll(first); err != nil {
+		return err
+	}
+	if len(second) > 0 {
+		if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
+			return err
+		}
+		if err := syncStore(b.s.root, nil); err != nil {
+			return err
+		}
+		b.pending = map[Hash]string{}
+		if err := b.s.linkAll(second); err != nil {
+			return err
+		}
+	}
+	return syncStore(b.s.root, nil)
+}
+
+// linkAll links every temporary file under its object's name, several at
+// once, and returns the first error. Each temporary file is gone
+// afterwards, linked or removed.
+func (s *Store) linkAll(items map[Hash]string) error {
 	// Renames are metadata work the filesystem can do for several
 	// goroutines at once.
 	type item struct {
@@ -327,7 +387,7 @@ func (b *Batch) Commit() error {
 		go func() {
 			defer wg.Done()
 			for it := range work {
-				if err := b.s.link(it.h, it.tmp); err != nil {
+				if err := s.link(it.h, it.tmp); err != nil {
 					select {
 					case errs <- err:
 					default:
@@ -336,18 +396,17 @@ func (b *Batch) Commit() error {
 			}
 		}()
 	}
-	for h, tmp := range b.pending {
+	for h, tmp := range items {
 		work <- item{h, tmp}
 	}
 	close(work)
 	wg.Wait()
-	b.pending = map[Hash]string{}
 	select {
 	case err := <-errs:
 		return err
 	default:
 	}
-	return syncStore(b.s.root, nil)
+	return nil
 }
 
 func (b *Batch) pendingFiles() []string {
@@ -375,6 +434,14 @@ func (b *Batch) Abort() {
 // otherwise. tmp is gone afterwards either way.
 func (s *Store) link(h Hash, tmp string) error {
 	final := s.objectPath(h)
+	if err := s.CheckDir(filepath.Dir(final)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot store object %s: %w", h, err)
+	}
+	if err := s.fault(faultLink, final, 0); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot store object %s: %w", h, err)
+	}
 	err := renameNoReplace(tmp, final)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
@@ -418,12 +485,15 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 		}
 		return h, false, nil
 	}
-	f, err := createTemp(s.tmp(), tempPrefix)
+	f, err := s.createTemp(s.tmp(), tempPrefix)
 	if err != nil {
-		return h, false, fmt.Errorf("cannot write to the store: %w", err)
+		return h, false, &WriteError{Err: err}
 	}
 	tmp := f.Name()
-	_, err = f.Write(data)
+	_, err = s.writeTo(f, data)
+	if err == nil {
+		err = s.fault(faultSync, tmp, 0)
+	}
 	if err == nil {
 		err = f.Sync()
 	}
@@ -432,7 +502,7 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return h, false, fmt.Errorf("cannot write to the store: %w", err)
+		return h, false, &WriteError{Err: err}
 	}
 	if err := s.link(h, tmp); err != nil {
 		os.Remove(tmp)
@@ -442,11 +512,19 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 	return h, true, nil
 }
 
-// writeFileAtomic replaces path with data (see WriteFileAtomic), with
-// temporaries named as fsck recognises them.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return WriteFileAtomic(path, data, perm, ".tmp-")
+// writeFileAtomic replaces path, a file of the store, with data (see
+// WriteFileAtomic), with temporaries named as fsck recognises them, never
+// through a symlink planted for one of the store's directories, and asking
+// the fault hook at each step.
+func (s *Store) writeFileAtomic(path string, data []byte, perm os.FileMode) error {
+	if err := s.CheckDir(filepath.Dir(path)); err != nil {
+		return err
+	}
+	return s.replaceFile(path, data, perm, ".tmp-")
 }
+
+// noFaults is a store without a fault hook, for WriteFileAtomic.
+var noFaults = &Store{}
 
 // WriteFileAtomic replaces path with data: a temporary file named
 // tmpPrefix+random in the same directory, written, synced, then renamed
@@ -454,22 +532,31 @@ func writeFileAtomic(path string, data []byte, perm os.FileMode) error {
 // rename replaces the directory entry without writing through whatever was
 // there (a symlink is replaced, not followed).
 func WriteFileAtomic(path string, data []byte, perm os.FileMode, tmpPrefix string) error {
+	return noFaults.replaceFile(path, data, perm, tmpPrefix)
+}
+
+func (s *Store) replaceFile(path string, data []byte, perm os.FileMode, tmpPrefix string) error {
 	dir := filepath.Dir(path)
-	f, err := writeTempIn(dir, tmpPrefix, data, perm)
+	f, err := s.writeTempIn(dir, tmpPrefix, data, perm)
 	if err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return err
+	tmp := f.Name()
+	err = s.fault(faultSync, tmp, 0)
+	if err == nil {
+		err = f.Sync()
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(f.Name())
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
+	if err == nil {
+		err = s.fault(faultRename, path, 0)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
 		return err
 	}
 	syncDir(dir)
@@ -478,12 +565,15 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode, tmpPrefix strin
 
 // writeTempIn writes data to a new temporary file in dir with mode perm and
 // returns it open; on error nothing is left behind.
-func writeTempIn(dir, prefix string, data []byte, perm os.FileMode) (*os.File, error) {
+func (s *Store) writeTempIn(dir, prefix string, data []byte, perm os.FileMode) (*os.File, error) {
+	if err := s.fault(faultCreate, dir, 0); err != nil {
+		return nil, err
+	}
 	f, err := os.CreateTemp(dir, prefix+"*")
 	if err != nil {
 		return nil, err
 	}
-	_, err = f.Write(data)
+	_, err = s.writeTo(f, data)
 	if err == nil {
 		err = f.Chmod(perm)
 	}

@@ -96,7 +96,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func checkoutError(err error, h store.Hash) error {
 	var conflict *share.ConflictError
 	var unsafe *share.UnsafeError
+	var fold *share.FoldError
 	switch {
+	case errors.As(err, &fold):
+		return cli.Errorf(cli.ExitTrouble, "pack %s: %v", h, err).WithHint("nothing was written; check the pack out where both names are kept apart, or read each with 'ctx cat %s:inputs/NAME'", h.Short())
 	case errors.As(err, &conflict):
 		e := cli.Errorf(cli.ExitTrouble, "%v", err).WithHint("nothing was written")
 		if conflict.Forceable() {

@@ -133,7 +133,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	pub, err := pack.Publish(st, batch, m, cfg.tags, time.Now())
 	if err != nil {
 		batch.Abort()
-		return cli.Errorf(cli.ExitTrouble, "cannot store the pack: %v", err)
+		return publishError(st, pub.Hash, err)
 	}
 	stop()
 
@@ -185,6 +185,17 @@ func logError(src string, err error) error {
 		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, se).WithHint("nothing was stored")
 	}
 	return cli.Errorf(cli.ExitTrouble, "%s: %v", src, err).WithHint("nothing was stored")
+}
+
+// publishError says what a failed Publish left: a manifest already stored
+// is a whole pack whose index entry or refs are missing, which the same
+// command (or fsck) finishes; without it, no pack exists.
+func publishError(st *store.Store, h store.Hash, err error) error {
+	e := cli.Errorf(cli.ExitTrouble, "cannot store the pack: %v", err)
+	if h != (store.Hash{}) && st.Has(h) {
+		return e.WithHint("pack %s is stored whole, but not yet indexed or named by refs/latest; run the same ctx pack again, or 'ctx fsck --repair-index'", h.URI())
+	}
+	return e.WithHint("no pack was stored")
 }
 
 // displayPath returns path relative to the current directory, as git names

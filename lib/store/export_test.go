@@ -1,0 +1,7 @@
+package store
+
+// SetFaults makes every write of s ask fn first (see fault.go): fn gets the
+// operation ("open", "write", "sync", "link", "rename"), the path and, for a
+// write, its size, and returns the filesystem's error or nil. nil removes
+// the hook.
+func SetFaults(s *Store, fn func(op, path string, n int) error) { s.faults = fn }
