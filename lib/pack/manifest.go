@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
@@ -93,24 +92,6 @@ func (m *Manifest) Env() Environment {
 		_ = json.Unmarshal(m.Environment, &e) // validated when packed
 	}
 	return e
-}
-
-// Encode returns the canonical bytes of m (without its hash field) and
-// their hash, which is the pack's name.
-func Encode(m *Manifest) ([]byte, store.Hash, error) {
-	c := *m
-	c.Hash = ""
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&c); err != nil {
-		return nil, store.Hash{}, err
-	}
-	canon, err := jcs.Canonicalize(buf.Bytes())
-	if err != nil {
-		return nil, store.Hash{}, fmt.Errorf("manifest cannot be canonicalized: %w", err)
-	}
-	return canon, store.Sum(canon), nil
 }
 
 // ErrNotPack is matched by the error Load returns for an object that is not
