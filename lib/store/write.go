@@ -339,7 +339,7 @@ func (b *Batch) CommitLast(last []Hash) error {
 	if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
 		return err
 	}
-	if err := syncStore(b.s.root, b.pendingFiles()); err != nil {
+	if err := syncStore(b.s.root, b.pendingFiles(), nil); err != nil {
 		return err
 	}
 	second := map[Hash]string{}
@@ -358,15 +358,31 @@ func (b *Batch) CommitLast(last []Hash) error {
 		if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
 			return err
 		}
-		if err := syncStore(b.s.root, nil); err != nil {
+		if err := syncStore(b.s.root, nil, b.s.objectDirs(first)); err != nil {
 			return err
 		}
 		b.pending = map[Hash]string{}
 		if err := b.s.linkAll(second); err != nil {
 			return err
 		}
+		first = second
 	}
-	return syncStore(b.s.root, nil)
+	return syncStore(b.s.root, nil, b.s.objectDirs(first))
+}
+
+// objectDirs lists the directories whose entries linking items changed:
+// each objects/ab/ and objects/ itself (where an objects/ab/ may be new).
+func (s *Store) objectDirs(items map[Hash]string) []string {
+	dirs := []string{filepath.Join(s.root, objectsDir)}
+	seen := map[string]bool{}
+	for h := range items {
+		d := filepath.Dir(s.objectPath(h))
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
 }
 
 // linkAll links every temporary file under its object's name, several at
@@ -649,23 +665,42 @@ func hashCopy(w io.Writer, r io.Reader) (Hash, int64, error) {
 	return h, n, err
 }
 
-// syncStore makes the given files (or, on Linux, the whole filesystem of the
-// store) durable in as few calls as the platform allows.
-func syncStore(root string, files []string) error {
-	if syncfs(root) {
+// fewSyncs is the most files and directories syncStore makes durable one
+// fsync each; beyond it, one syncfs of the store's filesystem is cheaper.
+// A syncfs also waits for every other writer's data on that filesystem
+// (the 1 GiB input a job has just written beside the store, say), so a
+// commit of a few objects, large or small, syncs only its own.
+const fewSyncs = 16
+
+// syncStore makes the given files and directories durable in as few calls
+// as the platform allows: one fsync each, at once, when they are few;
+// else, on Linux, one syncfs of the store's filesystem.
+func syncStore(root string, files, dirs []string) error {
+	if len(files)+len(dirs) > fewSyncs && syncfs(root) {
 		return nil
 	}
-	for _, p := range files {
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		err = f.Sync()
-		f.Close()
-		if err != nil && !errors.Is(err, syscall.EINVAL) {
-			return err
-		}
+	paths := append(append([]string(nil), files...), dirs...)
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	// Concurrent fsyncs share the filesystem's journal commits.
+	sem := make(chan struct{}, 8)
+	for i, p := range paths {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f, err := os.Open(p)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			err = f.Sync()
+			f.Close()
+			if err != nil && !errors.Is(err, syscall.EINVAL) {
+				errs[i] = err
+			}
+		}()
 	}
-	syncDir(filepath.Join(root, objectsDir))
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }
