@@ -82,23 +82,39 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 	} else {
 		p.Stats.Reused++
 	}
-	entry, err := json.Marshal(NewIndexEntry(h, m, now))
-	if err != nil {
-		return p, err
+	want := NewIndexEntry(h, m, now)
+	if written || !indexed(st, h, want) {
+		entry, err := json.Marshal(want)
+		if err != nil {
+			return p, err
+		}
+		if err := st.WriteIndex(h, append(entry, '\n')); err != nil {
+			return p, fmt.Errorf("cannot write the index entry of %s: %w", h, err)
+		}
 	}
-	if err := st.WriteIndex(h, append(entry, '\n')); err != nil {
-		return p, fmt.Errorf("cannot write the index entry of %s: %w", h, err)
-	}
-	if err := st.WriteRef(store.LatestRef, h); err != nil {
-		return p, err
-	}
-	for _, t := range tags {
-		if err := st.WriteRef(t, h); err != nil {
+	for _, ref := range append([]string{store.LatestRef}, tags...) {
+		if old, err := st.ReadRef(ref); err == nil && old == h {
+			continue // already there: packing again changes nothing
+		}
+		if err := st.WriteRef(ref, h); err != nil {
 			return p, err
 		}
 	}
 	m.Hash = h.String()
 	return p, nil
+}
+
+// indexed reports whether the store already has an index entry of pack h
+// that describes it (want, as NewIndexEntry gives it). Packing a run again
+// keeps that entry with its stored time, as ctx import does, so the index
+// and the caches of ctx log stay as they were.
+func indexed(st *store.Store, h store.Hash, want IndexEntry) bool {
+	b, err := st.ReadIndex(h)
+	if err != nil {
+		return false
+	}
+	e, err := ParseIndexEntry(h, b)
+	return err == nil && CheckIndexEntry(e, want) == nil
 }
 
 // Reindex rebuilds the index entry of pack h from its manifest (verified),

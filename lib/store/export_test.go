@@ -5,3 +5,8 @@ package store
 // write, its size, and returns the filesystem's error or nil. nil removes
 // the hook.
 func SetFaults(s *Store, fn func(op, path string, n int) error) { s.faults = fn }
+
+// SetStatCacheStart sets when the batch using c began, in ns since the
+// epoch: a start in the future makes files just written old enough to be
+// recorded (see racyWindow).
+func SetStatCacheStart(c *StatCache, ns int64) { c.start = ns }

@@ -20,6 +20,7 @@ var ErrEscapes = errors.New("leads outside the directory")
 // a symlink in between a check and the read.
 type Tree struct {
 	path string
+	abs  string // path made absolute, for the stat cache
 	dir  *os.File
 	root *os.Root
 }
@@ -35,7 +36,11 @@ func OpenTree(path string) (*Tree, error) {
 		dir.Close()
 		return nil, err
 	}
-	return &Tree{path: path, dir: dir, root: root}, nil
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	return &Tree{path: path, abs: abs, dir: dir, root: root}, nil
 }
 
 // Path returns the directory's path.
@@ -49,25 +54,32 @@ func (t *Tree) Close() error {
 
 // Open opens the regular file rel (slash-separated, relative) for reading.
 func (t *Tree) Open(rel string) (*os.File, error) {
+	f, _, err := t.OpenStat(rel)
+	return f, err
+}
+
+// OpenStat is Open that also returns the file's status, taken from the
+// open file.
+func (t *Tree) OpenStat(rel string) (*os.File, fs.FileInfo, error) {
 	if rel == "" || strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) {
-		return nil, fmt.Errorf("%s: %w", rel, ErrEscapes)
+		return nil, nil, fmt.Errorf("%s: %w", rel, ErrEscapes)
 	}
 	f, err := t.openBeneath(filepath.FromSlash(rel))
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes") {
-			return nil, fmt.Errorf("%s: %w", rel, ErrEscapes)
+			return nil, nil, fmt.Errorf("%s: %w", rel, ErrEscapes)
 		}
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", rel)
+		return nil, nil, fmt.Errorf("%s is not a regular file", rel)
 	}
-	return f, nil
+	return f, fi, nil
 }

@@ -30,6 +30,7 @@ type Stats struct {
 	Written      int   // objects newly stored
 	Reused       int   // objects that were already there (deduplicated)
 	BytesWritten int64 // bytes of the newly stored objects
+	Unread       int   // files by path whose hash came from the stat cache
 }
 
 // smallFile is the size up to which PutFile reads a file into memory and
@@ -47,6 +48,7 @@ type Batch struct {
 	pending map[Hash]string // hash -> temporary file
 	stats   Stats
 	known   map[Hash]bool // present before this batch
+	cache   *StatCache    // consulted and filled by PutFile; nil for none
 
 	jobs    chan fileJob // files for the readers, started on first use
 	readers sync.WaitGroup
@@ -157,16 +159,42 @@ func (b *Batch) reader(jobs <-chan fileJob) {
 }
 
 func (b *Batch) putFile(tree *Tree, rel string) (Hash, int64, error) {
-	f, err := tree.Open(rel)
+	var key string
+	if b.cache != nil {
+		key = statKey(tree, rel)
+		if id, ok := tree.statID(rel); ok {
+			if h, ok := b.cache.lookup(key, id); ok {
+				// The file is the one hashed before: if its object is
+				// stored, with its size, there is nothing to read.
+				if ok, err := b.present(h, id.size); err == nil && ok {
+					b.cache.record(key, id, h)
+					b.mu.Lock()
+					b.stats.Unread++
+					b.mu.Unlock()
+					return h, id.size, nil
+				}
+			}
+		}
+	}
+	f, fi, err := tree.OpenStat(rel)
 	if err != nil {
 		return Hash{}, 0, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return Hash{}, 0, err
+	h, size, err := b.putOpen(f, rel, fi.Size())
+	if err == nil && key != "" {
+		// The status from before the read: a change during it shows
+		// as another ctime next time.
+		if id, ok := fileStat(fi); ok {
+			b.cache.record(key, id, h)
+		}
 	}
-	if size := fi.Size(); size <= smallFile {
+	return h, size, err
+}
+
+// putOpen stores the open file f of size bytes.
+func (b *Batch) putOpen(f *os.File, rel string, size int64) (Hash, int64, error) {
+	if size <= smallFile {
 		// Read the file whole, then look for the object before writing
 		// anything: content already stored costs one read and one stat.
 		buf := make([]byte, size)

@@ -57,6 +57,7 @@ type config struct {
 	json       bool
 	tags       cli.Strings
 	noSidecars bool
+	rehash     bool
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
@@ -66,6 +67,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.json, "json", false, "print {hash, uri, objects_written, objects_reused, bytes_written}")
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "do not write <output>.ctx.json provenance sidecars")
+	fs.BoolVar(&c.rehash, "rehash", false, "read and hash every file given by path, even one the stat cache knows unchanged")
 }
 
 // Main runs ctx pack with the process's arguments and streams.
@@ -116,6 +118,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	batch := st.NewBatch()
+	cache := st.LoadStatCache()
+	if cfg.rehash {
+		cache.Refresh()
+	}
+	batch.UseStatCache(cache)
 	stop := cli.OnSignal(batch.Abort)
 	defer stop()
 	res, err := pack.Build(in, batch, pack.Options{
@@ -136,6 +143,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return publishError(st, pub.Hash, err)
 	}
 	stop()
+	// The cache only saves time: a pack is complete without it.
+	_ = st.SaveStatCache(cache)
 
 	if !cfg.noSidecars {
 		for _, a := range res.Artifacts {
