@@ -92,7 +92,8 @@ func parseStatCache(b []byte) (map[string]statEntry, bool) {
 		return nil, false
 	}
 	m := map[string]statEntry{}
-	for _, line := range strings.Split(string(body[len(statCacheHeader):len(body)-1]), "\n") {
+	lines := strings.TrimSuffix(string(body[len(statCacheHeader):]), "\n")
+	for _, line := range strings.Split(lines, "\n") {
 		if line == "" {
 			continue
 		}
