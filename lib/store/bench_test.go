@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // The benchmarks below guard the store's hot path, hashing and writing
@@ -180,5 +181,75 @@ func BenchmarkBatchPutFile(b *testing.B) {
 		if err := batch.Commit(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkBatchPutFileAgain packs the same 1,000 files of 4 KiB again,
+// into the store that holds them, once with the stat cache (the repack of
+// ctx pack: no file read) and once without (every file read and hashed).
+func BenchmarkBatchPutFileAgain(b *testing.B) {
+	dir := b.TempDir()
+	data := blobs(1000, 4<<10)
+	names := make([]string, len(data))
+	for i, d := range data {
+		names[i] = fmt.Sprintf("d%02d/f%04d", i%10, i)
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(names[i])), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, names[i]), d, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	tree, err := OpenTree(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer tree.Close()
+	st := benchStore(b)
+	put := func(c *StatCache) Stats {
+		batch := st.NewBatch()
+		if c != nil {
+			batch.UseStatCache(c)
+		}
+		chs := make([]<-chan Result, len(names))
+		for i, n := range names {
+			chs[i] = batch.PutFile(tree, n)
+		}
+		for _, ch := range chs {
+			if r := <-ch; r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+		if err := batch.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		return batch.Stats()
+	}
+	// Record every file: the files were just written, so the batch is
+	// taken to have begun an hour from now (see racyWindow).
+	c := st.LoadStatCache()
+	c.start = time.Now().Add(time.Hour).UnixNano()
+	put(c)
+	if err := st.SaveStatCache(c); err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name  string
+		cache bool
+	}{{"cache", true}, {"nocache", false}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data) * len(data[0])))
+			b.ReportAllocs()
+			for b.Loop() {
+				var c *StatCache
+				if bc.cache {
+					c = st.LoadStatCache()
+				}
+				s := put(c)
+				if bc.cache && s.Unread != len(names) {
+					b.Fatalf("%d of %d files unread", s.Unread, len(names))
+				}
+			}
+		})
 	}
 }
