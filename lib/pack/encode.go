@@ -102,36 +102,7 @@ func (e *encoder) str(s string) {
 		e.fallback = true
 		return
 	}
-	e.buf = append(e.buf, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c < 0x20:
-			e.buf = appendControl(e.buf, c)
-		case c == '"' || c == '\\':
-			e.buf = append(e.buf, '\\', c)
-		default:
-			e.buf = append(e.buf, c)
-		}
-	}
-	e.buf = append(e.buf, '"')
-}
-
-func appendControl(out []byte, c byte) []byte {
-	switch c {
-	case '\b':
-		return append(out, '\\', 'b')
-	case '\t':
-		return append(out, '\\', 't')
-	case '\n':
-		return append(out, '\\', 'n')
-	case '\f':
-		return append(out, '\\', 'f')
-	case '\r':
-		return append(out, '\\', 'r')
-	}
-	const hex = "0123456789abcdef"
-	return append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+	e.buf = jcs.AppendString(e.buf, s)
 }
 
 // maxExact is 2^53: every integer of smaller magnitude is exactly a double

@@ -142,11 +142,11 @@ func BenchmarkBatchPutReader(b *testing.B) {
 	}
 }
 
-// BenchmarkBatchPutFile stores a tree of 1,000 files of 4 KiB by path, the
-// files read several at once, and commits them: inputs given by path.
-func BenchmarkBatchPutFile(b *testing.B) {
+// benchTree writes each of data as a file of a new tree, in ten
+// directories, and returns the tree open and the files' names.
+func benchTree(b *testing.B, data [][]byte) (*Tree, []string) {
+	b.Helper()
 	dir := b.TempDir()
-	data := blobs(1000, 4<<10)
 	names := make([]string, len(data))
 	for i, d := range data {
 		names[i] = fmt.Sprintf("d%02d/f%04d", i%10, i)
@@ -161,7 +161,15 @@ func BenchmarkBatchPutFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer tree.Close()
+	b.Cleanup(func() { tree.Close() })
+	return tree, names
+}
+
+// BenchmarkBatchPutFile stores a tree of 1,000 files of 4 KiB by path, the
+// files read several at once, and commits them: inputs given by path.
+func BenchmarkBatchPutFile(b *testing.B) {
+	data := blobs(1000, 4<<10)
+	tree, names := benchTree(b, data)
 	b.SetBytes(int64(len(data) * len(data[0])))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -188,23 +196,8 @@ func BenchmarkBatchPutFile(b *testing.B) {
 // into the store that holds them, once with the stat cache (the repack of
 // ctx pack: no file read) and once without (every file read and hashed).
 func BenchmarkBatchPutFileAgain(b *testing.B) {
-	dir := b.TempDir()
 	data := blobs(1000, 4<<10)
-	names := make([]string, len(data))
-	for i, d := range data {
-		names[i] = fmt.Sprintf("d%02d/f%04d", i%10, i)
-		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(names[i])), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, names[i]), d, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	tree, err := OpenTree(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tree.Close()
+	tree, names := benchTree(b, data)
 	st := benchStore(b)
 	put := func(c *StatCache) Stats {
 		batch := st.NewBatch()

@@ -754,10 +754,15 @@ func appendControl(out []byte, c byte) []byte {
 	return append(out, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 }
 
+// AppendString appends s, which must be valid UTF-8, as an RFC 8785
+// string: only the quote, the backslash and C0 controls escaped.
+func AppendString(dst []byte, s string) []byte { return appendQuoted(dst, s) }
+
 // appendQuoted writes decoded, valid UTF-8 as a canonical JSON string.
-func appendQuoted(out, s []byte) []byte {
+func appendQuoted[T string | []byte](out []byte, s T) []byte {
 	out = append(out, '"')
-	for _, c := range s {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		switch {
 		case c < 0x20:
 			out = appendControl(out, c)
