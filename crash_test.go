@@ -167,31 +167,7 @@ func TestPackKilled(t *testing.T) {
 	}
 	for i, p := range points {
 		st := memStoreDir(t)
-		cmd := exec.Command(prog, "--store", st, "--no-sidecars", log)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		var err error
-		peak, finished := 0, false
-		for !finished {
-			select {
-			case err = <-done:
-				finished = true
-				continue
-			default:
-			}
-			peak = max(peak, temps(st))
-			if p.at(st, peak) {
-				cmd.Process.Signal(syscall.SIGKILL)
-				err, finished = <-done, true
-				continue
-			}
-			time.Sleep(time.Millisecond)
-		}
-		var ee *exec.ExitError
-		killed := errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled()
+		killed, err := killAt(t, exec.Command(prog, "--store", st, "--no-sidecars", log), st, p.at)
 		if !killed && err != nil {
 			t.Fatalf("kill %d: ctx pack failed on its own: %v", i, err)
 		}
@@ -223,6 +199,35 @@ func TestPackKilled(t *testing.T) {
 		if ref := readRef(t, st); ref != hx {
 			t.Errorf("kill at %s: refs/latest is %s, want %s", p.name, ref, hx)
 		}
+	}
+}
+
+// killAt starts cmd, writing to the store st, and kills it with SIGKILL as
+// soon as at says the store has reached the state wanted (at gets the
+// largest count of temporary files seen so far). It returns whether the
+// kill ended the command, and how the command ended.
+func killAt(t *testing.T, cmd *exec.Cmd, st string, at func(st string, peak int) bool) (killed bool, err error) {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	peak := 0
+	for {
+		select {
+		case err = <-done:
+			return false, err
+		default:
+		}
+		peak = max(peak, temps(st))
+		if at(st, peak) {
+			cmd.Process.Signal(syscall.SIGKILL)
+			err = <-done
+			var ee *exec.ExitError
+			return errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled(), err
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 
@@ -342,31 +347,7 @@ func TestImportKilled(t *testing.T) {
 	}
 	for _, p := range points {
 		st := memStoreDir(t)
-		cmd := exec.Command(prog, "--store", st, tarball)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
-		var err error
-		peak, finished := 0, false
-		for !finished {
-			select {
-			case err = <-done:
-				finished = true
-				continue
-			default:
-			}
-			peak = max(peak, temps(st))
-			if p.at(st, peak) {
-				cmd.Process.Signal(syscall.SIGKILL)
-				err, finished = <-done, true
-				continue
-			}
-			time.Sleep(time.Millisecond)
-		}
-		var ee *exec.ExitError
-		killed := errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled()
+		killed, err := killAt(t, exec.Command(prog, "--store", st, tarball), st, p.at)
 		if !killed && err != nil {
 			t.Fatalf("kill at %s: ctx import failed on its own: %v", p.name, err)
 		}
