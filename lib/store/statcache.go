@@ -128,6 +128,15 @@ func parseStatCache(b []byte) (map[string]statEntry, bool) {
 	return m, true
 }
 
+// has reports whether anything is recorded for key, so a file never
+// recorded is not looked at twice.
+func (c *StatCache) has(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.old[key]
+	return ok && !c.refresh
+}
+
 // lookup returns the hash recorded for the file at key when the file is
 // still the one that was hashed.
 func (c *StatCache) lookup(key string, now statEntry) (Hash, bool) {

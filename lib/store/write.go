@@ -162,18 +162,8 @@ func (b *Batch) putFile(tree *Tree, rel string) (Hash, int64, error) {
 	var key string
 	if b.cache != nil {
 		key = statKey(tree, rel)
-		if id, ok := tree.statID(rel); ok {
-			if h, ok := b.cache.lookup(key, id); ok {
-				// The file is the one hashed before: if its object is
-				// stored, with its size, there is nothing to read.
-				if ok, err := b.present(h, id.size); err == nil && ok {
-					b.cache.record(key, id, h)
-					b.mu.Lock()
-					b.stats.Unread++
-					b.mu.Unlock()
-					return h, id.size, nil
-				}
-			}
+		if h, id, ok := b.cached(tree, rel, key); ok {
+			return h, id.size, nil
 		}
 	}
 	f, fi, err := tree.OpenStat(rel)
@@ -190,6 +180,32 @@ func (b *Batch) putFile(tree *Tree, rel string) (Hash, int64, error) {
 		}
 	}
 	return h, size, err
+}
+
+// cached answers PutFile from the stat cache: when the file at key was
+// recorded and is still the one hashed then, and its object is stored
+// with its size, there is nothing to read. A file never recorded is not
+// looked at here (the open that follows takes its status).
+func (b *Batch) cached(tree *Tree, rel, key string) (Hash, statEntry, bool) {
+	if !b.cache.has(key) {
+		return Hash{}, statEntry{}, false
+	}
+	id, ok := tree.statID(rel)
+	if !ok {
+		return Hash{}, statEntry{}, false
+	}
+	h, ok := b.cache.lookup(key, id)
+	if !ok {
+		return Hash{}, statEntry{}, false
+	}
+	if ok, err := b.present(h, id.size); err != nil || !ok {
+		return Hash{}, statEntry{}, false
+	}
+	b.cache.record(key, id, h)
+	b.mu.Lock()
+	b.stats.Unread++
+	b.mu.Unlock()
+	return h, id, true
 }
 
 // putOpen stores the open file f of size bytes.
