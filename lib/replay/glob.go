@@ -28,7 +28,7 @@ func compileGlob(pattern string) (*globber, error) {
 		return nil, errors.New("the pattern holds a NUL byte")
 	case strings.HasPrefix(pattern, "/"):
 		return nil, fmt.Errorf("%s is absolute; patterns are relative to the workspace", pattern)
-	case len(pattern) >= 2 && pattern[1] == ':' && (pattern[0]|0x20 >= 'a' && pattern[0]|0x20 <= 'z'):
+	case hasDriveLetter(pattern):
 		return nil, fmt.Errorf("%s has a drive letter; patterns are relative to the workspace", pattern)
 	}
 	alts, err := expandBraces(pattern)
@@ -37,6 +37,15 @@ func compileGlob(pattern string) (*globber, error) {
 	}
 	g := &globber{}
 	for _, a := range alts {
+		// Braces can make an alternative absolute or give it a drive
+		// letter that the whole pattern does not show: {/etc,x}/passwd,
+		// A{,}:/x.
+		switch {
+		case strings.HasPrefix(a, "/"):
+			return nil, fmt.Errorf("%s has an absolute alternative %s; patterns are relative to the workspace", pattern, a)
+		case hasDriveLetter(a):
+			return nil, fmt.Errorf("%s has an alternative with a drive letter, %s; patterns are relative to the workspace", pattern, a)
+		}
 		var elems []string
 		for _, el := range strings.Split(a, "/") {
 			switch {
@@ -67,6 +76,11 @@ func compileGlob(pattern string) (*globber, error) {
 		g.alts = append(g.alts, elems)
 	}
 	return g, nil
+}
+
+// hasDriveLetter reports whether p starts with a Windows drive (C:).
+func hasDriveLetter(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z')
 }
 
 // expandBraces turns a{b,c}d into abd and acd, nested braces included. A

@@ -49,6 +49,8 @@ func TestGlobRefuses(t *testing.T) {
 		"a/{b,../c}":                   "leaves the workspace",
 		"[":                            "not a valid pattern",
 		"C:/x/*":                       "drive letter",
+		"A{,}:/0":                      "alternative with a drive letter, A:/0",
+		"{/etc,x}/passwd":              "absolute alternative /etc/passwd",
 		"**/.ctx/*":                    "enters a .ctx store",
 		".":                            "matches nothing",
 		strings.Repeat("{a,b}", 9):     "more than 256",
