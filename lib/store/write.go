@@ -568,7 +568,9 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 		os.Remove(tmp)
 		return h, false, err
 	}
+	// Its objects/ab/, and objects/, where that directory may be new.
 	syncDir(filepath.Dir(s.objectPath(h)))
+	syncDir(filepath.Join(s.root, objectsDir))
 	return h, true, nil
 }
 
