@@ -57,8 +57,10 @@ const (
 	// take a coarse clock of a few ms; FAT has 2 s).
 	racyWindow = 3 * time.Second
 	// statCacheMax bounds the entries kept across packs: beyond it, only
-	// the files of the last pack are kept.
-	statCacheMax = 200_000
+	// the files of the last pack are kept. 100,000 entries are a file of
+	// about 15 MB and some 25 MB in memory once read, inside ctx pack's
+	// 64 MiB.
+	statCacheMax = 100_000
 )
 
 // LoadStatCache reads the store's stat cache; a missing or damaged one
