@@ -57,7 +57,8 @@ const (
 	// take a coarse clock of a few ms; FAT has 2 s).
 	racyWindow = 3 * time.Second
 	// statCacheMax bounds the entries kept across packs: beyond it, only
-	// the files of the last pack are kept. 100,000 entries are a file of
+	// the files of the last pack are kept, and a pack of more files than
+	// that is not recorded at all. 100,000 entries are a file of
 	// about 15 MB and some 25 MB in memory once read, inside ctx pack's
 	// 64 MiB.
 	statCacheMax = 100_000
@@ -181,7 +182,9 @@ func (s *Store) SaveStatCache(c *StatCache) error {
 			break
 		}
 	}
-	if !changed {
+	if !changed || len(c.seen) > statCacheMax {
+		// Nothing new; or a pack of more files than the cache keeps,
+		// which then goes on without it.
 		return nil
 	}
 	all := c.seen
