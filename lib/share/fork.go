@@ -59,11 +59,9 @@ func ParseParam(s string) (Param, error) {
 		}
 		return Param{Key: k, Value: canon}, nil
 	}
-	q, err := marshal(v)
-	if err != nil {
-		return Param{}, err
-	}
-	return Param{Key: k, Value: q}, nil
+	// A plain string, written as RFC 8785 writes it (encoding/json would
+	// escape U+2028 and U+2029, which the canonical form keeps literal).
+	return Param{Key: k, Value: jcs.AppendString(nil, v)}, nil
 }
 
 // marshal encodes v as JSON without HTML escaping.

@@ -31,6 +31,7 @@ func TestParseParam(t *testing.T) {
 		{"blank=  ", "blank", `"  "`},
 		{"html=<b>&</b>", "html", `"<b>&</b>"`},
 		{"eq=a=b", "eq", `"a=b"`},
+		{"sep=a\u2028b\tc", "sep", "\"a\u2028b\\tc\""}, // U+2028 literal, as RFC 8785 writes it
 		{"broken={", "broken", `"{"`},
 		{"k.with.dots=1", "k.with.dots", `1`},
 		{"novalue", "", ""},
