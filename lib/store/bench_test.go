@@ -176,20 +176,31 @@ func BenchmarkBatchPutFile(b *testing.B) {
 		b.StopTimer()
 		st := benchStore(b)
 		b.StartTimer()
-		batch := st.NewBatch()
-		chs := make([]<-chan Result, len(names))
-		for i, n := range names {
-			chs[i] = batch.PutFile(tree, n)
-		}
-		for _, ch := range chs {
-			if r := <-ch; r.Err != nil {
-				b.Fatal(r.Err)
-			}
-		}
-		if err := batch.Commit(); err != nil {
-			b.Fatal(err)
+		putTree(b, st, tree, names, nil)
+	}
+}
+
+// putTree stores the files names of tree through one batch (using the
+// stat cache c unless it is nil), commits it and returns its counts.
+func putTree(b *testing.B, st *Store, tree *Tree, names []string, c *StatCache) Stats {
+	b.Helper()
+	batch := st.NewBatch()
+	if c != nil {
+		batch.UseStatCache(c)
+	}
+	chs := make([]<-chan Result, len(names))
+	for i, n := range names {
+		chs[i] = batch.PutFile(tree, n)
+	}
+	for _, ch := range chs {
+		if r := <-ch; r.Err != nil {
+			b.Fatal(r.Err)
 		}
 	}
+	if err := batch.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	return batch.Stats()
 }
 
 // BenchmarkBatchPutFileAgain packs the same 1,000 files of 4 KiB again,
@@ -199,30 +210,11 @@ func BenchmarkBatchPutFileAgain(b *testing.B) {
 	data := blobs(1000, 4<<10)
 	tree, names := benchTree(b, data)
 	st := benchStore(b)
-	put := func(c *StatCache) Stats {
-		batch := st.NewBatch()
-		if c != nil {
-			batch.UseStatCache(c)
-		}
-		chs := make([]<-chan Result, len(names))
-		for i, n := range names {
-			chs[i] = batch.PutFile(tree, n)
-		}
-		for _, ch := range chs {
-			if r := <-ch; r.Err != nil {
-				b.Fatal(r.Err)
-			}
-		}
-		if err := batch.Commit(); err != nil {
-			b.Fatal(err)
-		}
-		return batch.Stats()
-	}
 	// Record every file: the files were just written, so the batch is
 	// taken to have begun an hour from now (see racyWindow).
 	c := st.LoadStatCache()
 	c.start = time.Now().Add(time.Hour).UnixNano()
-	put(c)
+	putTree(b, st, tree, names, c)
 	if err := st.SaveStatCache(c); err != nil {
 		b.Fatal(err)
 	}
@@ -238,7 +230,7 @@ func BenchmarkBatchPutFileAgain(b *testing.B) {
 				if bc.cache {
 					c = st.LoadStatCache()
 				}
-				s := put(c)
+				s := putTree(b, st, tree, names, c)
 				if bc.cache && s.Unread != len(names) {
 					b.Fatalf("%d of %d files unread", s.Unread, len(names))
 				}
