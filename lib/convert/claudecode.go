@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
 // Claude Code writes one JSON object per line to ~/.claude/projects/*.jsonl:
@@ -74,7 +76,7 @@ func convertClaudeCode(r *bufio.Reader, w *writer) error {
 	c := &claudeCode{w: w, q: newSteps(w)}
 	c.run.Metadata = map[string]any{"source_format": "claude-code"}
 	for lineNo := 1; ; lineNo++ {
-		line, err := readLine(r)
+		line, err := pack.ReadLine(r, nil)
 		if err != nil && err != io.EOF {
 			return err
 		}

@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
 // Options control a conversion.
@@ -171,7 +172,7 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 	// A line-based transcript is recognised from its first line, which is
 	// read whole and put back, so nothing is held beyond one line.
 	if from == "auto" || f.stream != nil {
-		first, err := readLine(br)
+		first, err := pack.ReadLine(br, nil)
 		if err != nil && err != io.EOF {
 			return "", err
 		}
@@ -225,19 +226,6 @@ func (g gzipErrors) Read(p []byte) (int, error) {
 		err = &InputError{Msg: "bad gzip data: " + err.Error()}
 	}
 	return n, err
-}
-
-// readLine reads one line, however long, including its newline.
-func readLine(br *bufio.Reader) ([]byte, error) {
-	var line []byte
-	for {
-		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		return line, err
-	}
 }
 
 // decode reads every JSON value of the document.

@@ -71,16 +71,8 @@ func ReadReplay(r io.Reader) (*Replay, error) {
 	sawReport := false
 	var buf []byte
 	for n := 1; ; n++ {
-		buf = buf[:0]
 		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			buf = append(buf, chunk...)
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				break
-			}
-		}
+		buf, err = pack.ReadLine(br, buf[:0])
 		if err != nil && !errors.Is(err, io.EOF) {
 			return nil, err
 		}

@@ -113,22 +113,28 @@ func sniffEvent(buf []byte) (event, decided bool) {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+// ReadLine appends one line of br, however long, with its newline, to
+// buf and returns it; the error is br's (io.EOF after the last line). The
+// readers of NDJSON (logs, replay streams, transcripts) share it, passing
+// the same buffer back so a stream of lines costs one buffer.
+func ReadLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return buf, err
+		}
+	}
+}
+
 // readStream reads NDJSON events line by line.
 func (b *builder) readStream(br *bufio.Reader) error {
 	var counts struct{ prompts, inputs, steps, outputs int }
 	sawRun := false
 	var line []byte
 	for lineNo := 1; ; lineNo++ {
-		line = line[:0]
 		var err error
-		for {
-			var chunk []byte
-			chunk, err = br.ReadSlice('\n')
-			line = append(line, chunk...)
-			if !errors.Is(err, bufio.ErrBufferFull) {
-				break
-			}
-		}
+		line, err = ReadLine(br, line[:0])
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
