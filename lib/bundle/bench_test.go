@@ -6,6 +6,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
@@ -13,7 +14,7 @@ import (
 // shared input and one 256 KiB input of its own.
 func benchStore(b *testing.B, n int) (*store.Store, []store.Hash) {
 	b.Helper()
-	st := newStore(b)
+	st := storetest.New(b)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 16<<10)
 	var packs []store.Hash
 	for i := 0; i < n; i++ {
@@ -50,7 +51,7 @@ func BenchmarkImport(b *testing.B) {
 	b.SetBytes(int64(len(stream)))
 	for b.Loop() {
 		b.StopTimer()
-		dst := newStore(b)
+		dst := storetest.New(b)
 		b.StartTimer()
 		if _, err := Import(bytes.NewReader(stream), dst, dst.NewBatch()); err != nil {
 			b.Fatal(err)

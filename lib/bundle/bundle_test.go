@@ -12,22 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
-
-func newStore(t testing.TB) *store.Store {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), store.Dir)
-	if _, err := store.Init(root); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
 
 // packLog packs an execution log into st and returns the pack's hash.
 func packLog(t testing.TB, st *store.Store, log string) store.Hash {
@@ -81,11 +69,11 @@ func objects(t testing.TB, st *store.Store) []string {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
-	src := newStore(t)
+	src := storetest.New(t)
 	a, b := packLog(t, src, logA), packLog(t, src, logB)
 	stream := export(t, src, b, a, a)
 
-	dst := newStore(t)
+	dst := storetest.New(t)
 	res, err := Import(bytes.NewReader(stream), dst, dst.NewBatch())
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +110,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestExportIsDeterministic(t *testing.T) {
-	one, two := newStore(t), newStore(t)
+	one, two := storetest.New(t), storetest.New(t)
 	a1 := packLog(t, one, logA)
 	packLog(t, two, logB) // other content in the second store changes nothing
 	a2 := packLog(t, two, logA)
@@ -199,7 +187,7 @@ func objEntry(data []byte) tarEntry {
 }
 
 func TestImportRefuses(t *testing.T) {
-	src := newStore(t)
+	src := storetest.New(t)
 	a := packLog(t, src, logA)
 	good := export(t, src, a)
 	blob := []byte("a blob\n")
@@ -257,7 +245,7 @@ func TestImportRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dst := newStore(t)
+			dst := storetest.New(t)
 			before := objects(t, dst)
 			_, err := Import(bytes.NewReader(tt.stream), dst, dst.NewBatch())
 			if err == nil {
@@ -287,7 +275,7 @@ func TestImportAcceptsDirectoriesAndPlainObjects(t *testing.T) {
 		tarEntry{hdr: tar.Header{Name: ObjectName(store.Sum(blob))[:10] + "/", Typeflag: tar.TypeDir}},
 		objEntry(blob), objEntry(blob),
 		tarEntry{hdr: tar.Header{Name: "packs", Typeflag: tar.TypeDir}})
-	dst := newStore(t)
+	dst := storetest.New(t)
 	res, err := Import(bytes.NewReader(stream), dst, dst.NewBatch())
 	if err != nil {
 		t.Fatal(err)
@@ -301,11 +289,11 @@ func TestImportAcceptsDirectoriesAndPlainObjects(t *testing.T) {
 }
 
 func TestImportRefusesOtherBytesUnderAStoredName(t *testing.T) {
-	src := newStore(t)
+	src := storetest.New(t)
 	a := packLog(t, src, logA)
 	stream := export(t, src, a)
 
-	dst := newStore(t)
+	dst := storetest.New(t)
 	// The other store holds a tampered copy, of another size, of one of the
 	// pack's blobs.
 	h := store.Sum([]byte("alpha\n"))
@@ -329,7 +317,7 @@ func TestImportRefusesOtherBytesUnderAStoredName(t *testing.T) {
 // A damaged object never leaves the store whole: the stream is cut before
 // the object's last bytes.
 func TestExportCutsTheStreamAtADamagedObject(t *testing.T) {
-	src := newStore(t)
+	src := storetest.New(t)
 	big := strings.Repeat("0123456789abcdef", 40000) // several chunks
 	a := packLog(t, src, `{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"prompts":[],"steps":[],
 		"inputs":[{"name":"big.txt","content":"`+big+`"}]}`)
@@ -350,14 +338,14 @@ func TestExportCutsTheStreamAtADamagedObject(t *testing.T) {
 	if bytes.Contains(buf.Bytes(), damaged[len(damaged)-copyChunk:]) {
 		t.Fatal("the damaged object's last chunk reached the stream")
 	}
-	dst := newStore(t)
+	dst := storetest.New(t)
 	if _, err := Import(bytes.NewReader(buf.Bytes()), dst, dst.NewBatch()); err == nil {
 		t.Fatal("the cut stream was imported")
 	}
 }
 
 func TestExportRefusesMissingObjectsBeforeWriting(t *testing.T) {
-	src := newStore(t)
+	src := storetest.New(t)
 	a := packLog(t, src, logA)
 	p := src.ObjectPath(store.Sum([]byte("alpha\n")))
 	if err := os.Remove(p); err != nil {

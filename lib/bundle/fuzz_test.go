@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
@@ -17,7 +18,7 @@ import (
 // accepted one leaves only objects that hash to their names, and packs
 // whose closures are present and which are indexed.
 func FuzzImport(f *testing.F) {
-	src := newStore(f)
+	src := storetest.New(f)
 	a, b := packLog(f, src, logA), packLog(f, src, logB)
 	good := export(f, src, a, b)
 	f.Add(good)
@@ -33,7 +34,7 @@ func FuzzImport(f *testing.F) {
 
 	// One store for every input, so an input costs no store creation (whose
 	// directory syncs dominate); each input is judged by what it changes.
-	dst := newStore(f)
+	dst := storetest.New(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		before := files(t, dst)
 		res, err := Import(bytes.NewReader(data), dst, dst.NewBatch())

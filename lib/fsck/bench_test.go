@@ -3,12 +3,13 @@ package fsck
 import (
 	"bytes"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"testing"
 	"time"
 )
 
 func BenchmarkCheck(b *testing.B) {
-	st := newStore(b)
+	st := storetest.New(b)
 	big := bytes.Repeat([]byte("0123456789abcdef"), 16<<10)
 	for i := 0; i < 50; i++ {
 		packLog(b, st, fmt.Sprintf(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},

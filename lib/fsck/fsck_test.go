@@ -9,22 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
-
-func newStore(t testing.TB) *store.Store {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), store.Dir)
-	if _, err := store.Init(root); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
 
 func packLog(t testing.TB, st *store.Store, log string) store.Hash {
 	t.Helper()
@@ -153,7 +141,7 @@ func TestCheckFindsEachDamage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			st := newStore(t)
+			st := storetest.New(t)
 			a := packLog(t, st, logN(1))
 			tt.damage(t, st, a)
 			// Two minutes on, so the pack is not taken for one being
@@ -176,7 +164,7 @@ func TestCheckFindsEachDamage(t *testing.T) {
 // fsck run while packs are being written reports nothing: fresh temporary
 // files belong to the writers, and a pack is never seen half published.
 func TestCheckDuringConcurrentPacks(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	root := t.TempDir()
@@ -222,7 +210,7 @@ func TestCheckDuringConcurrentPacks(t *testing.T) {
 // Repairs change only index entries and temporary files, and a repaired
 // problem is no longer reported.
 func TestRepair(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	a := packLog(t, st, logN(1))
 	b := packLog(t, st, logN(2))
 	os.Remove(filepath.Join(st.Root(), "packs", a.Hex()))
@@ -258,7 +246,7 @@ func TestRepair(t *testing.T) {
 // A damaged object many packs share is one problem, naming three of them
 // in a stable order and counting the rest.
 func TestDamagedSharedObjectIsOneProblem(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	for i := range 5 {
 		packLog(t, st, logN(i))
 	}

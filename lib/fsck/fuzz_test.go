@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
@@ -16,7 +17,7 @@ import (
 // report a problem of a known kind with every field set, or none at all;
 // and --repair-index must leave the pack's index entry current.
 func FuzzCheck(f *testing.F) {
-	st := newStore(f)
+	st := storetest.New(f)
 	a := packLog(f, st, logN(1))
 	entry, err := st.ReadIndex(a)
 	if err != nil {

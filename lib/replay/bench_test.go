@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/cli"
 )
 
@@ -60,7 +61,7 @@ func BenchmarkReplayReads(b *testing.B) { benchReplay(b, benchSteps) }
 func BenchmarkReplayStaging(b *testing.B) { benchReplay(b, 0) }
 
 func benchReplay(b *testing.B, steps int) {
-	st := newStore(b)
+	st := storetest.New(b)
 	m := packLog(b, st, benchLog(steps))
 	b.ResetTimer()
 	cpu := cpuTime()

@@ -12,22 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
-
-func newStore(t testing.TB) *store.Store {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), ".ctx")
-	if _, err := store.Init(root); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
 
 // packLog stores an execution log as a pack and loads it back.
 func packLog(t testing.TB, st *store.Store, log string) *pack.Manifest {
@@ -86,7 +74,7 @@ func driftJSON(t *testing.T, d []Drift) string {
 }
 
 func TestRunStatuses(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{
 	  "model": {"identifier": "m"}, "prompts": [],
 	  "inputs": [{"name": "a.txt", "content": "A\n"}],
@@ -199,7 +187,7 @@ func damageObject(t *testing.T, st *store.Store, h store.Hash, b string) {
 }
 
 func TestMissingAndCorruptInputs(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{
 	  "model": {"identifier": "m"}, "prompts": [],
 	  "inputs": [{"name": "src/gone.txt", "content": "gone\n"}, {"name": "bad.txt", "content": "bad\n"}, {"name": "ok.txt", "content": "ok\n"}],
@@ -238,7 +226,7 @@ func TestMissingAndCorruptInputs(t *testing.T) {
 }
 
 func TestRecordedOutputMustBeIntact(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{
 	  "model": {"identifier": "m"}, "prompts": [{"content": "hi"}],
 	  "steps": [
@@ -274,7 +262,7 @@ func TestRecordedOutputMustBeIntact(t *testing.T) {
 }
 
 func TestEnvironmentDrift(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [], "steps": [],
 	  "environment": {"os": "macOS", "arch": "x86_64", "runtime": "python3.12"}}`)
 	_, rep, err := replayPack(t, st, m, Options{Platform: Platform{OS: "darwin", Arch: "arm64", Runtime: "go1.26"}})
@@ -319,7 +307,7 @@ echo "partial output"; echo "first problem" >&2; echo "cannot reach the index" >
 	writeScript(t, bin, "ctx-tool-slow", `sleep 10`)
 	writeScript(t, bin, "count.sh", `wc -c | tr -d ' \n'`)
 
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{
 	  "model": {"identifier": "m"}, "prompts": [],
 	  "steps": [
@@ -372,7 +360,7 @@ func TestToolNameWithSlashIsNotLookedUp(t *testing.T) {
 	os.Mkdir(filepath.Join(bin, "ctx-tool-sub"), 0o755)
 	writeScript(t, filepath.Join(bin, "ctx-tool-sub"), "x", "echo ran > ran.txt")
 	writeScript(t, bin, "ctx-tool-", "echo ran > ran.txt")
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
 	  "steps": [{"tool": "sub/x", "output": "x"}, {"tool": "../ctx-tool-", "output": "x"}]}`)
 	steps, _, err := replayPack(t, st, m, Options{LookupDirs: []string{bin, filepath.Join(bin, "ctx-tool-sub")}})
@@ -394,7 +382,7 @@ func TestRelativeLookupDir(t *testing.T) {
 	os.Mkdir("tools", 0o755)
 	writeScript(t, "tools", "ctx-tool-who", "[ \"$1\" = --version ] && exit 0; printf installed")
 	writeScript(t, top, "count.sh", "printf configured")
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
 	  "steps": [
 	    {"tool": "bash", "parameters": {"command": "mkdir tools && printf '#!/bin/sh\\nprintf planted' > tools/ctx-tool-who && cp tools/ctx-tool-who count.sh && chmod +x tools/ctx-tool-who count.sh"}, "output": ""},
@@ -419,7 +407,7 @@ func TestPluginRunsInWorkspace(t *testing.T) {
 [ "$1" = --version ] && { echo 1; exit 0; }
 [ "$PWD" = "$CTX_WORKSPACE" ] && cat input.txt && printf '%s %s' "$CTX_STEP_INDEX" "$CTX_TOOL"
 `)
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [],
 	  "inputs": [{"name": "input.txt", "content": "in\n"}],
 	  "steps": [{"tool": "read_file", "parameters": {"path": "input.txt"}, "output": "in\n"},
@@ -434,7 +422,7 @@ func TestPluginRunsInWorkspace(t *testing.T) {
 }
 
 func TestSave(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{
 	  "model": {"identifier": "m"}, "prompts": [{"content": "do it"}], "system_prompt": "sys",
 	  "inputs": [{"name": "a.txt", "content": "A\n"}],
@@ -503,7 +491,7 @@ func TestSave(t *testing.T) {
 }
 
 func TestEmitErrorStops(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [], "steps": [{"tool": "x", "output": "1"}, {"tool": "x", "output": "2"}]}`)
 	ws, err := NewTempWorkspace()
 	if err != nil {

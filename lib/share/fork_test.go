@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
@@ -103,7 +104,7 @@ func TestForkRoundTripsTheCorpus(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus logs: %v", err)
 	}
-	st := newStore(t)
+	st := storetest.New(t)
 	for _, f := range files {
 		log, err := os.ReadFile(f)
 		if err != nil {
@@ -133,7 +134,7 @@ func TestForkRoundTripsEveryKindOfContent(t *testing.T) {
 			"outputs": [{"name": "o", "content": "y", "notes": "n", "metadata": false}], "metadata": {"deep": {"er": [true]}}}`,
 		"parent already set": `{"model": {"identifier": "m"}, "parent": "sha256:` + strings.Repeat("ab", 32) + `", "prompts": [], "steps": []}`,
 	}
-	st := newStore(t)
+	st := storetest.New(t)
 	for name, log := range logs {
 		t.Run(name, func(t *testing.T) {
 			if _, err := pack.Build(strings.NewReader(log), pack.HashSink{}, pack.Options{SourceDateEpoch: "0"}); err != nil {
@@ -145,7 +146,7 @@ func TestForkRoundTripsEveryKindOfContent(t *testing.T) {
 }
 
 func TestWriteDraftInlinesOnlySmallText(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	log := `{"model": {"identifier": "m"}, "prompts": [], "steps": [],
 		"inputs": [{"name": "text", "content": "hello"}, {"name": "bin", "content_base64": "/w=="},
 		           {"name": "big", "content": "` + strings.Repeat("x", InlineMax+1) + `"}]}`
@@ -183,7 +184,7 @@ func TestWriteDraftInlinesOnlySmallText(t *testing.T) {
 }
 
 func TestWriteDraftRefusesDamagedObjects(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"model": {"identifier": "m"}, "prompts": [{"content": "hello"}], "steps": []}`)
 	p := st.ObjectPath(m.Prompts[0].ContentRef)
 	os.Chmod(p, 0o644)
@@ -214,6 +215,6 @@ func FuzzForkRoundTrip(f *testing.F) {
 		// A fresh store each time: with one shared store, the second run of
 		// an input reuses the objects the first wrote and takes other
 		// paths, and the fuzzer cannot tell which inputs are interesting.
-		roundTrip(t, newStore(t), log, t.TempDir())
+		roundTrip(t, storetest.New(t), log, t.TempDir())
 	})
 }

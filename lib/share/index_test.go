@@ -9,24 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
 // newStore makes an empty store in a temporary directory.
-func newStore(t testing.TB) *store.Store {
-	t.Helper()
-	root := filepath.Join(t.TempDir(), ".ctx")
-	if _, err := store.Init(root); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
-}
-
 // packLog packs an execution log into st, the way ctx pack does, and
 // returns the manifest (with its hash).
 func packLog(t testing.TB, st *store.Store, log string) *pack.Manifest {
@@ -142,7 +130,7 @@ func TestDecodeCacheRejects(t *testing.T) {
 }
 
 func TestReadIndexUsesCacheOnlyWhileUnchanged(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	for i := 0; i < 3; i++ {
 		packLog(t, st, fmt.Sprintf(`{"created": "2026-01-0%dT00:00:00Z", "model": {"identifier": "m%d"}, "prompts": [], "steps": []}`, i+1, i))
 	}
@@ -190,7 +178,7 @@ func TestReadIndexUsesCacheOnlyWhileUnchanged(t *testing.T) {
 // stamp matches but which misses an entry, as after 'cp -a' put the old
 // modification time back, must not be used.
 func TestReadIndexComparesNamesWhereStampIsIncomplete(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
 	m := packLog(t, st, `{"created": "2026-01-02T00:00:00Z", "model": {"identifier": "b"}, "prompts": [], "steps": []}`)
 	full, err := ReadIndex(st, time.Now())
@@ -227,7 +215,7 @@ func TestReadIndexComparesNamesWhereStampIsIncomplete(t *testing.T) {
 }
 
 func TestReadIndexRebuildsDamagedEntries(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": [{"tool": "t"}]}`)
 	h := hashOf(t, m)
 	other := store.Sum([]byte("other"))
@@ -270,7 +258,7 @@ func TestReadIndexRebuildsDamagedEntries(t *testing.T) {
 }
 
 func TestAdoptIndexesPacksNamedByRefs(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
 	h := hashOf(t, m)
 	if err := os.Remove(filepath.Join(st.Root(), "packs", h.Hex())); err != nil {
@@ -373,7 +361,7 @@ func TestParseSince(t *testing.T) {
 // BenchmarkReadIndex reads an index of 10,000 entries, from the cache and
 // from the entries themselves (what ctx log does after packs/ changed).
 func BenchmarkReadIndex(b *testing.B) {
-	st := newStore(b)
+	st := storetest.New(b)
 	dir := filepath.Join(st.Root(), "packs")
 	stored := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := 0; i < 10000; i++ {
@@ -417,7 +405,7 @@ func BenchmarkReadIndex(b *testing.B) {
 // An entry that cannot be rewritten (here a directory stands in its place)
 // is still listed from its manifest, and the failure to save it is kept.
 func TestReadIndexListsEntriesItCannotSave(t *testing.T) {
-	st := newStore(t)
+	st := storetest.New(t)
 	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
 	h := hashOf(t, m)
 	p := filepath.Join(st.Root(), "packs", h.Hex())
