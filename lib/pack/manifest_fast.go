@@ -100,6 +100,17 @@ func (d *fastDecoder) object(field func(key []byte) bool) bool {
 	}
 }
 
+// decodeList decodes an array into a new, non-nil *dst, each element by
+// one.
+func decodeList[T any](d *fastDecoder, dst *[]T, one func(*T) bool) bool {
+	*dst = []T{}
+	return d.array(func() bool {
+		var zero T
+		*dst = append(*dst, zero)
+		return one(&(*dst)[len(*dst)-1])
+	})
+}
+
 // array reads an array, elem reading each element.
 func (d *fastDecoder) array(elem func() bool) bool {
 	if !d.next('[') {
@@ -412,41 +423,13 @@ func (d *fastDecoder) manifest(m *Manifest) bool {
 		case "system_prompt":
 			return first(&seen, 4) && d.hashPtr(&m.SystemPrompt)
 		case "prompts":
-			if !first(&seen, 5) {
-				return false
-			}
-			m.Prompts = []Prompt{}
-			return d.array(func() bool {
-				m.Prompts = append(m.Prompts, Prompt{})
-				return d.prompt(&m.Prompts[len(m.Prompts)-1])
-			})
+			return first(&seen, 5) && decodeList(d, &m.Prompts, d.prompt)
 		case "inputs":
-			if !first(&seen, 6) {
-				return false
-			}
-			m.Inputs = []File{}
-			return d.array(func() bool {
-				m.Inputs = append(m.Inputs, File{})
-				return d.file(&m.Inputs[len(m.Inputs)-1])
-			})
+			return first(&seen, 6) && decodeList(d, &m.Inputs, d.file)
 		case "steps":
-			if !first(&seen, 7) {
-				return false
-			}
-			m.Steps = []Step{}
-			return d.array(func() bool {
-				m.Steps = append(m.Steps, Step{})
-				return d.step(&m.Steps[len(m.Steps)-1])
-			})
+			return first(&seen, 7) && decodeList(d, &m.Steps, d.step)
 		case "outputs":
-			if !first(&seen, 8) {
-				return false
-			}
-			m.Outputs = []Output{}
-			return d.array(func() bool {
-				m.Outputs = append(m.Outputs, Output{})
-				return d.output(&m.Outputs[len(m.Outputs)-1])
-			})
+			return first(&seen, 8) && decodeList(d, &m.Outputs, d.output)
 		case "environment":
 			return first(&seen, 9) && d.raw(&m.Environment)
 		case "parent":
