@@ -30,11 +30,18 @@ type command struct {
 }
 
 // target is a ratio the project holds itself to: cmds[cmd] over cmds[peer]
-// at most max (below: strictly less).
+// at most max (below: strictly less). With minRate, it is a rate instead:
+// rateOf() units of work over cmds[cmd]'s median wall time at least
+// minRate (in unit). With maxRSS, it is cmds[cmd]'s peak RSS at most maxRSS
+// KiB.
 type target struct {
 	cmd, peer int
 	max       float64
 	below     bool
+	minRate   float64
+	rateOf    func() float64
+	unit      string
+	maxRSS    int64
 }
 
 // rate turns a command's median into a rate: per units of work each run
@@ -57,6 +64,10 @@ type workload struct {
 	// summary, when set, adds a line computed from the medians (one per
 	// command), such as the dispatcher's cost per call.
 	summary func(med []sample) string
+	// flat, when set, names a group of workloads (one per input size) with
+	// the same commands: the table adds, per command, the ratio of its
+	// largest peak RSS to its smallest across the group.
+	flat string
 	// maxRuns, when set, caps the runs of a row whose every command takes
 	// a minute or more (pushing 10,000 blobs to a registry).
 	maxRuns int
@@ -292,6 +303,7 @@ func render(results []result) string {
 	}
 	row("workload", "command", "median", "cpu", "peak RSS", "rate", "ratio to peer")
 	var checks []string
+	flat := map[string][]flatRSS{}
 	runs := 0
 	for _, r := range results {
 		runs = max(runs, r.runs)
@@ -340,6 +352,12 @@ func render(results []result) string {
 		for _, t := range r.w.targets {
 			checks = append(checks, checkTarget(r.w, t, med))
 		}
+		if r.w.flat != "" {
+			for j := range r.w.cmds {
+				flat[r.w.flat] = append(flat[r.w.flat], flatRSS{label: r.w.cmds[j].label, size: r.w.name, rss: med[j].rss})
+			}
+			continue // its targets hold the RSS bound
+		}
 		for j, c := range r.w.cmds {
 			if c.peer == "" && med[j].rss > rssLimit {
 				checks = append(checks, fmt.Sprintf("%-80s  %8.1fM %13s  %-15s  MISSED",
@@ -347,6 +365,7 @@ func render(results []result) string {
 			}
 		}
 	}
+	checks = append(checks, flatChecks(flat)...)
 	fmt.Fprintf(&b, "\nmedian: wall time; cpu: user + system time (steadier than wall time on a busy machine); peak RSS: the largest of the\n")
 	fmt.Fprintf(&b, "runs (! above %d MiB); ratio: ctx's median wall time divided by the peer's (below 1: ctx is faster); %d runs of each\n", rssLimit>>10, runs)
 	fmt.Fprintf(&b, "command, alternating.\n")
@@ -369,6 +388,20 @@ func ratio(a, b time.Duration) float64 {
 // checkTarget says whether a target holds, in one line of the targets list:
 // the ratio of wall times, which the target is about, and of CPU times.
 func checkTarget(w workload, t target, med []sample) string {
+	switch {
+	case t.minRate > 0:
+		got := 0.0
+		if sec := med[t.cmd].wall.Seconds(); sec > 0 {
+			got = t.rateOf() / sec
+		}
+		what := fmt.Sprintf("%s: %s, rate", w.name, w.cmds[t.cmd].label)
+		return fmt.Sprintf("%-80s  %9s  %12s  %-15s  %s", what, formatRate(got, "MB/s"), "",
+			fmt.Sprintf("at least %g %s", t.minRate, t.unit), verdict(got >= t.minRate))
+	case t.maxRSS > 0:
+		what := fmt.Sprintf("%s: %s, peak RSS", w.name, w.cmds[t.cmd].label)
+		return fmt.Sprintf("%-80s  %8.1fM  %12s  %-15s  %s", what, float64(med[t.cmd].rss)/1024, "",
+			fmt.Sprintf("at most %d MiB", t.maxRSS>>10), verdict(med[t.cmd].rss <= t.maxRSS))
+	}
 	got := ratio(med[t.cmd].wall, med[t.peer].wall)
 	ok := got <= t.max
 	want := fmt.Sprintf("at most %gx", t.max)
@@ -376,16 +409,65 @@ func checkTarget(w workload, t target, med []sample) string {
 		ok = got < t.max
 		want = fmt.Sprintf("below %gx", t.max)
 	}
-	verdict := "met"
-	if !ok {
-		verdict = "MISSED"
-	}
 	peer := w.cmds[t.peer].peer
 	if peer == "" { // a ctx command against another (a second push against the first)
 		peer = w.cmds[t.peer].label
 	}
 	what := fmt.Sprintf("%s: %s / %s", w.name, w.cmds[t.cmd].label, peer)
-	return fmt.Sprintf("%-80s  %8.3fx  (cpu %6.3fx)  %-15s  %s", what, got, ratio(med[t.cmd].cpu, med[t.peer].cpu), want, verdict)
+	return fmt.Sprintf("%-80s  %8.3fx  (cpu %6.3fx)  %-15s  %s", what, got, ratio(med[t.cmd].cpu, med[t.peer].cpu), want, verdict(ok))
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "MISSED"
+}
+
+// flatRSS is one command's peak RSS in one workload of a flat group.
+type flatRSS struct {
+	label, size string
+	rss         int64
+}
+
+// flatMax is how much a command's peak RSS may grow across the sizes of a
+// flat group: largest over smallest.
+const flatMax = 1.25
+
+// flatChecks says, per command of each flat group, whether its peak RSS
+// stays flat as the input grows: largest over smallest at most flatMax.
+func flatChecks(groups map[string][]flatRSS) []string {
+	var lines []string
+	names := make([]string, 0, len(groups))
+	for g := range groups {
+		names = append(names, g)
+	}
+	slices.Sort(names)
+	for _, g := range names {
+		var labels []string
+		lo, hi := map[string]int64{}, map[string]int64{}
+		n := map[string]int{}
+		for _, f := range groups[g] {
+			if _, ok := lo[f.label]; !ok {
+				labels = append(labels, f.label)
+				lo[f.label], hi[f.label] = f.rss, f.rss
+			}
+			lo[f.label], hi[f.label] = min(lo[f.label], f.rss), max(hi[f.label], f.rss)
+			n[f.label]++
+		}
+		for _, l := range labels {
+			if n[l] < 2 {
+				continue
+			}
+			got := 0.0
+			if lo[l] > 0 {
+				got = float64(hi[l]) / float64(lo[l])
+			}
+			what := fmt.Sprintf("peak RSS flat across %d sizes: %s, largest / smallest", n[l], l)
+			lines = append(lines, fmt.Sprintf("%-80s  %8.3fx  %12s  %-15s  %s", what, got, "", fmt.Sprintf("at most %gx", flatMax), verdict(got <= flatMax)))
+		}
+	}
+	return lines
 }
 
 func formatRate(v float64, unit string) string {
@@ -432,7 +514,7 @@ func markdown(table string, o options, elapsed time.Duration) string {
 		}
 	}
 	how := "`make bench` (`go run ./bench -bin bin -out docs/PERFORMANCE.md`)"
-	if o.quick || o.only != "" || o.extra || o.runs != 0 {
+	if o.quick || o.only != "" || o.extra || o.runs != 0 || o.sizes != "" {
 		how = fmt.Sprintf("`go run ./bench -bin bin %s`", strings.Join(flagsOf(o), " "))
 	}
 	return fmt.Sprintf("Measured by %s on %s in %s: %s, %d CPUs%s, %s/%s, %s%s.\n\n```\n%s```\n",
@@ -481,6 +563,9 @@ func flagsOf(o options) []string {
 	}
 	if o.runs != 0 {
 		f = append(f, fmt.Sprintf("-runs %d", o.runs))
+	}
+	if o.sizes != "" {
+		f = append(f, "-sizes "+o.sizes)
 	}
 	f = append(f, "-out docs/PERFORMANCE.md")
 	return f

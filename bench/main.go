@@ -8,6 +8,7 @@
 //	go run ./bench -bin bin                      # every workload (make bench)
 //	go run ./bench -bin bin -quick               # small sizes, 2 runs: a check in seconds
 //	go run ./bench -bin bin -only 'log|diff'     # the workloads whose name matches
+//	go run ./bench -bin bin -sizes 50,100        # peak RSS rows without the 200 MB session
 //	go run ./bench -bin bin -out docs/PERFORMANCE.md
 //
 // It writes generated data under a temporary directory (several GiB for the
@@ -21,10 +22,19 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"time"
 )
 
 func main() {
+	if len(os.Args) == 4 && os.Args[1] == floorMode {
+		if err := runFloor(os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "bench -floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	bin := flag.String("bin", "bin", "directory holding the ctx and ctx-* programs (make build)")
 	runs := flag.Int("runs", 0, "runs of each command (default 5, or 3 for a workload whose first round takes over a minute; 2 with -quick)")
 	quick := flag.Bool("quick", false, "small sizes and 2 runs: checks the harness end to end in seconds; the figures mean little")
@@ -32,12 +42,13 @@ func main() {
 	extra := flag.Bool("extra", false, "also run the workloads outside the issue's table (verify, export, import, fsck)")
 	out := flag.String("out", "", "also write the table, with the machine's description, to this Markdown file")
 	work := flag.String("work", "", "directory for generated data (default: a new temporary directory, removed afterwards)")
+	sizesFlag := flag.String("sizes", "", "MB of the Claude Code sessions of the peak RSS rows, comma-separated (default 50,100,200; 1,2 with -quick); 50,100 skips the 200 MB row")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "bench: unexpected argument %q (see -h)\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	opts := options{bin: *bin, runs: *runs, quick: *quick, only: *only, extra: *extra, out: *out, work: *work}
+	opts := options{bin: *bin, runs: *runs, quick: *quick, only: *only, extra: *extra, out: *out, work: *work, sizes: *sizesFlag}
 	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -46,6 +57,7 @@ func main() {
 
 type options struct {
 	bin, only, out, work string
+	sizes                string
 	runs                 int
 	quick, extra         bool
 }
@@ -91,6 +103,16 @@ func run(o options) error {
 	sz := fullSizes()
 	if o.quick {
 		sz = quickSizes()
+	}
+	if o.sizes != "" {
+		sz.sessionMBs = nil
+		for _, f := range strings.Split(o.sizes, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n <= 0 {
+				return fmt.Errorf("-sizes %q: want MB counts such as 50,100,200", o.sizes)
+			}
+			sz.sessionMBs = append(sz.sessionMBs, n)
+		}
 	}
 	var stops []func() // servers the workloads started, stopped at the end
 	defer func() {
