@@ -141,3 +141,28 @@ func TestRunPlan(t *testing.T) {
 		}
 	}
 }
+
+func TestIssueTargets(t *testing.T) {
+	w := workload{name: "w", cmds: []command{{label: "ctx a"}, {label: "peer", peer: "p"}}}
+	med := []sample{{wall: time.Second, rss: 70 << 10}, {wall: time.Second}}
+	for _, tc := range []struct {
+		name string
+		t    target
+		want string
+	}{
+		{"rate met", target{cmd: 0, minRate: 150, rateOf: func() float64 { return 200 }, unit: "MB/s of log"}, "met"},
+		{"rate missed", target{cmd: 0, minRate: 150, rateOf: func() float64 { return 100 }, unit: "MB/s of log"}, "MISSED"},
+		{"rss missed", target{cmd: 0, maxRSS: rssLimit}, "MISSED"},
+		{"ratio met", target{cmd: 0, peer: 1, max: 1}, "met"},
+	} {
+		if got := checkTarget(w, tc.t, med); !strings.HasSuffix(got, " "+tc.want) {
+			t.Errorf("%s: %q, want it to end in %s", tc.name, got, tc.want)
+		}
+	}
+	lines := flatChecks(map[string][]flatRSS{"m": {
+		{label: "a", rss: 100}, {label: "b", rss: 100}, {label: "a", rss: 120}, {label: "b", rss: 200},
+	}})
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], " met") || !strings.HasSuffix(lines[1], " MISSED") {
+		t.Errorf("flatChecks: %q, want a met (1.2x) and b MISSED (2x)", lines)
+	}
+}
