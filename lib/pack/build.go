@@ -39,6 +39,11 @@ type Options struct {
 	Store *store.Store
 	// Warn receives warnings (unknown fields).
 	Warn func(msg string)
+	// Scratch, when set, makes the file the steps are kept in while the
+	// log is read (store.Scratch), so memory does not grow with their
+	// number; the manifest Build returns then streams them (EncodeTo,
+	// Publish) until Release.
+	Scratch func() (*os.File, error)
 }
 
 // Artifact is an output whose file exists on disk under the root, in a
@@ -116,6 +121,7 @@ type builder struct {
 	earliest             string
 	earliestT            time.Time
 	sawPrompts, sawSteps bool
+	spill                *stepSpill // the steps, with Options.Scratch
 }
 
 func newBuilder(sink Sink, opts Options) (*builder, error) {
@@ -138,8 +144,17 @@ func newBuilder(sink Sink, opts Options) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
+	var spill *stepSpill
+	if opts.Scratch != nil {
+		f, err := opts.Scratch()
+		if err != nil {
+			tree.Close()
+			return nil, err
+		}
+		spill = newStepSpill(f)
+	}
 	return &builder{
-		opts: opts, sink: sink, root: abs, rootReal: real, tree: tree,
+		opts: opts, sink: sink, root: abs, rootReal: real, tree: tree, spill: spill,
 		unknown: map[string]*unknownField{},
 		top:     map[string]json.RawMessage{}, topLine: map[string]int{},
 		m: Manifest{
@@ -595,9 +610,39 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 		norm, _ = b.content(obj, path, normalizedKeys(), false)
 		st.Metadata = b.canonicalAny(obj, "metadata", path)
 	}
+	if b.spill != nil {
+		// A step whose output is known goes to the scratch file now;
+		// one still being read from a file waits in memory (stepSpill).
+		hold := (s != nil && s.ch != nil) || (norm != nil && norm.ch != nil)
+		if !hold {
+			if s != nil {
+				h, n := s.hash, s.size
+				st.OutputRef, st.OutputSize = &h, &n
+			}
+			if norm != nil {
+				h := norm.hash
+				st.NormalizedOutputRef = &h
+			}
+			s, norm = nil, nil
+		}
+		b.spill.add(&st, hold)
+		if b.spill.err != nil && b.fatal == nil {
+			b.fatal = b.spill.err
+		}
+	} else {
+		b.m.Steps = append(b.m.Steps, st)
+	}
 	b.stepSlots = append(b.stepSlots, s)
 	b.normSlots = append(b.normSlots, norm)
-	b.m.Steps = append(b.m.Steps, st)
+}
+
+// step is step i of the manifest being built: in memory, or held by the
+// scratch file for a step whose output was still being read.
+func (b *builder) step(i int) *Step {
+	if b.spill != nil {
+		return b.spill.held[i]
+	}
+	return &b.m.Steps[i]
 }
 
 func (b *builder) addOutput(raw json.RawMessage, i int) {
@@ -818,12 +863,12 @@ func (b *builder) finish() (*Result, error) {
 	}
 	for i, s := range b.stepSlots {
 		if h, n, ok := b.wait(s); ok {
-			b.m.Steps[i].OutputRef, b.m.Steps[i].OutputSize = &h, &n
+			b.step(i).OutputRef, b.step(i).OutputSize = &h, &n
 		}
 	}
 	for i, s := range b.normSlots {
 		if h, _, ok := b.wait(s); ok {
-			b.m.Steps[i].NormalizedOutputRef = &h
+			b.step(i).NormalizedOutputRef = &h
 		}
 	}
 	var artifacts []Artifact
@@ -854,6 +899,7 @@ func (b *builder) finish() (*Result, error) {
 		return nil, &ValidationError{Problems: b.problems, More: b.more}
 	}
 	m := b.m
+	m.spill = b.spill
 	return &Result{Manifest: &m, Artifacts: b.sidecarSafe(artifacts)}, nil
 }
 
