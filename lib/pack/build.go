@@ -144,17 +144,8 @@ func newBuilder(sink Sink, opts Options) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	var spill *stepSpill
-	if opts.Scratch != nil {
-		f, err := opts.Scratch()
-		if err != nil {
-			tree.Close()
-			return nil, err
-		}
-		spill = newStepSpill(f)
-	}
 	return &builder{
-		opts: opts, sink: sink, root: abs, rootReal: real, tree: tree, spill: spill,
+		opts: opts, sink: sink, root: abs, rootReal: real, tree: tree,
 		unknown: map[string]*unknownField{},
 		top:     map[string]json.RawMessage{}, topLine: map[string]int{},
 		m: Manifest{
@@ -610,22 +601,11 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 		norm, _ = b.content(obj, path, normalizedKeys(), false)
 		st.Metadata = b.canonicalAny(obj, "metadata", path)
 	}
+	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= spillAfter {
+		b.startSpill()
+	}
 	if b.spill != nil {
-		// A step whose output is known goes to the scratch file now;
-		// one still being read from a file waits in memory (stepSpill).
-		hold := (s != nil && s.ch != nil) || (norm != nil && norm.ch != nil)
-		if !hold {
-			if s != nil {
-				h, n := s.hash, s.size
-				st.OutputRef, st.OutputSize = &h, &n
-			}
-			if norm != nil {
-				h := norm.hash
-				st.NormalizedOutputRef = &h
-			}
-			s, norm = nil, nil
-		}
-		b.spill.add(&st, hold)
+		s, norm = b.spill.put(st, s, norm)
 		if b.spill.err != nil && b.fatal == nil {
 			b.fatal = b.spill.err
 		}
@@ -634,6 +614,30 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 	}
 	b.stepSlots = append(b.stepSlots, s)
 	b.normSlots = append(b.normSlots, norm)
+}
+
+// spillAfter is how many steps a build with Options.Scratch keeps in
+// memory before it moves them to the scratch file: most runs never need
+// one (a variable for the tests).
+var spillAfter = 1024
+
+// startSpill creates the scratch file and moves the steps so far into it.
+func (b *builder) startSpill() {
+	f, err := b.opts.Scratch()
+	if err != nil {
+		var we *store.WriteError
+		if !errors.As(err, &we) {
+			err = &store.WriteError{Err: err}
+		}
+		b.sinkError(fmt.Sprintf("steps[%d]", len(b.m.Steps)), err)
+		b.opts.Scratch = nil // go on in memory; the build fails anyway
+		return
+	}
+	b.spill = newStepSpill(f)
+	for i, st := range b.m.Steps {
+		b.stepSlots[i], b.normSlots[i] = b.spill.put(st, b.stepSlots[i], b.normSlots[i])
+	}
+	b.m.Steps = []Step{}
 }
 
 // step is step i of the manifest being built: in memory, or held by the

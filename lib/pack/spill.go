@@ -30,6 +30,28 @@ func newStepSpill(f *os.File) *stepSpill {
 	return &stepSpill{f: f, w: bufio.NewWriterSize(f, 256<<10), held: map[int]*Step{}, seen: map[string]bool{}}
 }
 
+// put adds step st, whose output and normalised output are s and norm:
+// when both are known, their refs go into the step and it goes to the file
+// (put returns nil slots); otherwise it is held, with its slots returned
+// for the build to wait on.
+func (sp *stepSpill) put(st Step, s, norm *slot) (*slot, *slot) {
+	hold := (s != nil && s.ch != nil) || (norm != nil && norm.ch != nil)
+	if hold {
+		sp.add(&st, true)
+		return s, norm
+	}
+	if s != nil {
+		h, n := s.hash, s.size
+		st.OutputRef, st.OutputSize = &h, &n
+	}
+	if norm != nil {
+		h := norm.hash
+		st.NormalizedOutputRef = &h
+	}
+	sp.add(&st, false)
+	return nil, nil
+}
+
 // add appends step s; hold keeps it in memory (its output is not known
 // yet, see above).
 func (sp *stepSpill) add(s *Step, hold bool) {

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,50 +40,58 @@ func TestSpillSameBytes(t *testing.T) {
 		"no steps": `{"model":{"identifier":"m"},"prompts":[],"steps":[]}`,
 		"many":     many.String(),
 	}
-	for name, log := range logs {
-		t.Run(name, func(t *testing.T) {
-			mem, err := Build(strings.NewReader(log), HashSink{}, Options{Root: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, wantHash, err := Encode(mem.Manifest)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: dir, Scratch: func() (*os.File, error) { return os.CreateTemp(t.TempDir(), "spill") }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := res.Manifest
-			defer m.Release()
-			if m.spill == nil || len(m.Steps) != 0 {
-				t.Fatalf("the steps were not spilled")
-			}
-			if m.NumSteps() != mem.Manifest.NumSteps() {
-				t.Fatalf("NumSteps %d, in memory %d", m.NumSteps(), mem.Manifest.NumSteps())
-			}
-			if got, want := strings.Join(m.Tools(), ","), strings.Join(mem.Manifest.Tools(), ","); got != want {
-				t.Fatalf("Tools %q, in memory %q", got, want)
-			}
-			for pass := 0; pass < 2; pass++ {
-				var buf bytes.Buffer
-				if err := EncodeTo(&buf, m); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(buf.Bytes(), want) {
-					t.Fatalf("pass %d: streamed bytes differ from the in-memory encoding\n got %.300s\nwant %.300s", pass, buf.Bytes(), want)
-				}
-			}
-			got, gotHash, err := Encode(m)
-			if err != nil || gotHash != wantHash || !bytes.Equal(got, want) {
-				t.Fatalf("Encode of the spilled manifest: %v, %s, want %s", err, gotHash, wantHash)
-			}
-			m.Release()
-			if err := EncodeTo(&bytes.Buffer{}, m); err == nil {
-				t.Fatal("a released manifest was encoded")
-			}
-		})
+	defer func(n int) { spillAfter = n }(spillAfter)
+	for _, after := range []int{0, 1, 1024} {
+		spillAfter = after
+		for name, log := range logs {
+			sameSpilled(t, fmt.Sprintf("%s, spilled after %d", name, after), dir, log)
+		}
 	}
+}
+
+func sameSpilled(t *testing.T, name, dir, log string) {
+	t.Run(name, func(t *testing.T) {
+		mem, err := Build(strings.NewReader(log), HashSink{}, Options{Root: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantHash, err := Encode(mem.Manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: dir, Scratch: func() (*os.File, error) { return os.CreateTemp(t.TempDir(), "spill") }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := res.Manifest
+		defer m.Release()
+		if spilled := m.spill != nil && len(m.Steps) == 0; spilled != (mem.Manifest.NumSteps() > spillAfter) {
+			t.Fatalf("%d steps, spilled %v", mem.Manifest.NumSteps(), spilled)
+		}
+		if m.NumSteps() != mem.Manifest.NumSteps() {
+			t.Fatalf("NumSteps %d, in memory %d", m.NumSteps(), mem.Manifest.NumSteps())
+		}
+		if got, want := strings.Join(m.Tools(), ","), strings.Join(mem.Manifest.Tools(), ","); got != want {
+			t.Fatalf("Tools %q, in memory %q", got, want)
+		}
+		for pass := 0; pass < 2; pass++ {
+			var buf bytes.Buffer
+			if err := EncodeTo(&buf, m); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want) {
+				t.Fatalf("pass %d: streamed bytes differ from the in-memory encoding\n got %.300s\nwant %.300s", pass, buf.Bytes(), want)
+			}
+		}
+		got, gotHash, err := Encode(m)
+		if err != nil || gotHash != wantHash || !bytes.Equal(got, want) {
+			t.Fatalf("Encode of the spilled manifest: %v, %s, want %s", err, gotHash, wantHash)
+		}
+		m.Release()
+		if err := EncodeTo(&bytes.Buffer{}, m); m.spill != nil && err == nil {
+			t.Fatal("a released manifest was encoded")
+		}
+	})
 }
 
 // TestEncodeStepFallback holds a step the fast writer leaves to the
