@@ -39,6 +39,11 @@ type Options struct {
 	Store *store.Store
 	// Warn receives warnings (unknown fields).
 	Warn func(msg string)
+	// Scratch, when set, makes the file the steps are kept in while the
+	// log is read (store.Scratch), so memory does not grow with their
+	// number; the manifest Build returns then streams them (EncodeTo,
+	// Publish) until Release.
+	Scratch func() (*os.File, error)
 }
 
 // Artifact is an output whose file exists on disk under the root, in a
@@ -116,6 +121,7 @@ type builder struct {
 	earliest             string
 	earliestT            time.Time
 	sawPrompts, sawSteps bool
+	spill                *stepSpill // the steps, with Options.Scratch
 }
 
 func newBuilder(sink Sink, opts Options) (*builder, error) {
@@ -595,9 +601,52 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 		norm, _ = b.content(obj, path, normalizedKeys(), false)
 		st.Metadata = b.canonicalAny(obj, "metadata", path)
 	}
+	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= spillAfter {
+		b.startSpill()
+	}
+	if b.spill != nil {
+		s, norm = b.spill.put(st, s, norm)
+		if b.spill.err != nil && b.fatal == nil {
+			b.fatal = b.spill.err
+		}
+	} else {
+		b.m.Steps = append(b.m.Steps, st)
+	}
 	b.stepSlots = append(b.stepSlots, s)
 	b.normSlots = append(b.normSlots, norm)
-	b.m.Steps = append(b.m.Steps, st)
+}
+
+// spillAfter is how many steps a build with Options.Scratch keeps in
+// memory before it moves them to the scratch file: most runs never need
+// one (a variable for the tests).
+var spillAfter = 1024
+
+// startSpill creates the scratch file and moves the steps so far into it.
+func (b *builder) startSpill() {
+	f, err := b.opts.Scratch()
+	if err != nil {
+		var we *store.WriteError
+		if !errors.As(err, &we) {
+			err = &store.WriteError{Err: err}
+		}
+		b.sinkError(fmt.Sprintf("steps[%d]", len(b.m.Steps)), err)
+		b.opts.Scratch = nil // go on in memory; the build fails anyway
+		return
+	}
+	b.spill = newStepSpill(f)
+	for i, st := range b.m.Steps {
+		b.stepSlots[i], b.normSlots[i] = b.spill.put(st, b.stepSlots[i], b.normSlots[i])
+	}
+	b.m.Steps = []Step{}
+}
+
+// step is step i of the manifest being built: in memory, or held by the
+// scratch file for a step whose output was still being read.
+func (b *builder) step(i int) *Step {
+	if b.spill != nil {
+		return b.spill.held[i]
+	}
+	return &b.m.Steps[i]
 }
 
 func (b *builder) addOutput(raw json.RawMessage, i int) {
@@ -818,12 +867,12 @@ func (b *builder) finish() (*Result, error) {
 	}
 	for i, s := range b.stepSlots {
 		if h, n, ok := b.wait(s); ok {
-			b.m.Steps[i].OutputRef, b.m.Steps[i].OutputSize = &h, &n
+			b.step(i).OutputRef, b.step(i).OutputSize = &h, &n
 		}
 	}
 	for i, s := range b.normSlots {
 		if h, _, ok := b.wait(s); ok {
-			b.m.Steps[i].NormalizedOutputRef = &h
+			b.step(i).NormalizedOutputRef = &h
 		}
 	}
 	var artifacts []Artifact
@@ -854,6 +903,7 @@ func (b *builder) finish() (*Result, error) {
 		return nil, &ValidationError{Problems: b.problems, More: b.more}
 	}
 	m := b.m
+	m.spill = b.spill
 	return &Result{Manifest: &m, Artifacts: b.sidecarSafe(artifacts)}, nil
 }
 

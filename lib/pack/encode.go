@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"unicode/utf8"
 
@@ -27,12 +28,55 @@ import (
 // those of encodeSlow; TestEncodeMatchesSlow and FuzzEncode hold the two
 // to it.
 func Encode(m *Manifest) ([]byte, store.Hash, error) {
+	if m.spill != nil {
+		var buf bytes.Buffer
+		if err := EncodeTo(&buf, m); err != nil {
+			return nil, store.Hash{}, err
+		}
+		return buf.Bytes(), store.Sum(buf.Bytes()), nil
+	}
 	e := encoder{buf: make([]byte, 0, encodedSizeBound(m))}
 	e.manifest(m)
 	if e.fallback {
 		return encodeSlow(m)
 	}
 	return e.buf, store.Sum(e.buf), nil
+}
+
+// EncodeTo writes the canonical bytes of m (as Encode returns them) to w.
+// A manifest whose steps are in a scratch file (Options.Scratch) is
+// streamed: everything but the steps is encoded in memory, with an empty
+// steps array, and the steps are written in its place from the file, each
+// already in its canonical form, so the whole manifest is never in memory.
+func EncodeTo(w io.Writer, m *Manifest) error {
+	if m.spill == nil {
+		canon, _, err := Encode(m)
+		if err == nil {
+			_, err = w.Write(canon)
+		}
+		return err
+	}
+	c := *m
+	c.spill, c.Steps = nil, []Step{}
+	canon, _, err := Encode(&c)
+	if err != nil {
+		return err
+	}
+	// Only system_prompt and version follow the steps, so the last
+	// match is the manifest's own steps array.
+	i := bytes.LastIndex(canon, []byte(`"steps":[],"system_prompt":`))
+	if i < 0 {
+		return fmt.Errorf("manifest: no steps array in its canonical form")
+	}
+	i += len(`"steps":[`)
+	if _, err := w.Write(canon[:i]); err != nil {
+		return err
+	}
+	if err := m.spill.writeSteps(w); err != nil {
+		return err
+	}
+	_, err = w.Write(canon[i:])
+	return err
 }
 
 // encodeSlow is the reference: encoding/json, then RFC 8785.

@@ -3,6 +3,7 @@ package pack
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -35,7 +36,7 @@ func NewIndexEntry(h store.Hash, m *Manifest, now time.Time) IndexEntry {
 		Hash:    h,
 		Created: m.CreatedText(),
 		Model:   m.Model.Identifier,
-		Steps:   len(m.Steps),
+		Steps:   m.NumSteps(),
 		Parent:  m.Parent,
 		Stored:  now.UTC().Format(time.RFC3339Nano),
 	}
@@ -117,22 +118,13 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 			return p, err
 		}
 	}
-	canon, h, err := Encode(m)
-	if err != nil {
-		return p, err
-	}
-	p.Hash = h
-	if err := batch.Commit(); err != nil {
-		return p, err
-	}
-	p.Stats = batch.Stats()
-	_, written, err := st.PutObject(canon)
+	h, written, size, err := publishManifest(st, batch, m, &p)
 	if err != nil {
 		return p, err
 	}
 	if written {
 		p.Stats.Written++
-		p.Stats.BytesWritten += int64(len(canon))
+		p.Stats.BytesWritten += size
 	} else {
 		p.Stats.Reused++
 	}
@@ -151,6 +143,35 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 	}
 	m.Hash = h.String()
 	return p, nil
+}
+
+// publishManifest commits the batch and stores m's manifest object. A
+// manifest in memory is encoded first, so its name is known (p.Hash) even
+// when the commit fails; one whose steps are in a scratch file is streamed
+// into the store after the commit, and named once written.
+func publishManifest(st *store.Store, batch *store.Batch, m *Manifest, p *Published) (h store.Hash, written bool, size int64, err error) {
+	if m.spill != nil {
+		if err := batch.Commit(); err != nil {
+			return h, false, 0, err
+		}
+		p.Stats = batch.Stats()
+		h, size, written, err = st.PutObjectFrom(func(w io.Writer) error { return EncodeTo(w, m) })
+		if err == nil {
+			p.Hash = h
+		}
+		return h, written, size, err
+	}
+	canon, h, err := Encode(m)
+	if err != nil {
+		return h, false, 0, err
+	}
+	p.Hash = h
+	if err := batch.Commit(); err != nil {
+		return h, false, 0, err
+	}
+	p.Stats = batch.Stats()
+	_, written, err = st.PutObject(canon)
+	return h, written, int64(len(canon)), err
 }
 
 // IndexCurrent reports whether the store already has an index entry of

@@ -29,6 +29,47 @@ type Manifest struct {
 	Environment  json.RawMessage `json:"environment"`
 	Parent       *store.Hash     `json:"parent,omitempty"`
 	Metadata     json.RawMessage `json:"metadata,omitempty"`
+
+	// spill, when set, holds the steps instead of Steps: ctx pack builds a
+	// manifest with its steps in a scratch file (Options.Scratch) and
+	// streams them into the stored manifest. NumSteps and Tools answer for
+	// either form; Release removes the file.
+	spill *stepSpill
+}
+
+// NumSteps is the number of steps, wherever they are held.
+func (m *Manifest) NumSteps() int {
+	if m.spill != nil {
+		return m.spill.n
+	}
+	return len(m.Steps)
+}
+
+// Tools lists the tools of m's tool_call steps in order of first use.
+// Other step types (model_call and the like) name a model or an event,
+// not a tool.
+func (m *Manifest) Tools() []string {
+	if m.spill != nil {
+		return append([]string{}, m.spill.tools...)
+	}
+	out := []string{}
+	seen := map[string]bool{}
+	for _, s := range m.Steps {
+		if s.Type == "tool_call" && !seen[s.Tool] {
+			seen[s.Tool] = true
+			out = append(out, s.Tool)
+		}
+	}
+	return out
+}
+
+// Release removes the scratch file of a manifest whose steps were kept in
+// one; it can no longer be encoded afterwards. It does nothing for any
+// other manifest.
+func (m *Manifest) Release() {
+	if m.spill != nil {
+		m.spill.close()
+	}
 }
 
 // CreatedText is the created time as written, or "" when the run recorded

@@ -16,12 +16,17 @@ import (
 // goes to sink as it arrives, so memory stays bounded by the largest single
 // element; when Build returns an error the caller must discard what the sink
 // holds (store.Batch.Abort).
-func Build(r io.Reader, sink Sink, opts Options) (*Result, error) {
+func Build(r io.Reader, sink Sink, opts Options) (res *Result, err error) {
 	b, err := newBuilder(sink, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer b.drain()
+	defer func() {
+		if err != nil && b.spill != nil {
+			b.spill.close()
+		}
+	}()
 	br := bufio.NewReaderSize(r, 256<<10)
 	stream, err := sniff(br)
 	if err != nil {

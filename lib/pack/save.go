@@ -49,11 +49,16 @@ func Save(st *store.Store, r io.Reader, opts SaveOptions) (*Result, Published, e
 		stop = opts.Interrupt(batch.Abort)
 	}
 	defer stop()
-	res, err := Build(r, batch, opts.Options)
+	bopts := opts.Options
+	bopts.Scratch = st.Scratch // the steps wait on disk, not in memory
+	res, err := Build(r, batch, bopts)
 	if err != nil {
 		batch.Abort()
 		return nil, Published{}, buildError(opts.Source, err)
 	}
+	// Publish streams the steps into the manifest object; afterwards only
+	// their number and tools are needed (index entry, sidecars).
+	defer res.Manifest.Release()
 	pub, err := Publish(st, batch, res.Manifest, opts.Tags, time.Now())
 	if err != nil {
 		batch.Abort()

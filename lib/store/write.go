@@ -606,33 +606,11 @@ func (s *Store) PutObject(data []byte) (Hash, bool, error) {
 		}
 		return h, false, nil
 	}
-	f, err := s.createTemp(s.tmp(), tempPrefix)
-	if err != nil {
-		return h, false, &WriteError{Err: err}
-	}
-	tmp := f.Name()
-	_, err = s.writeTo(f, data)
-	if err == nil {
-		err = s.fault(faultSync, tmp, 0)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return h, false, &WriteError{Err: err}
-	}
-	if err := s.link(h, tmp); err != nil {
-		os.Remove(tmp)
-		return h, false, err
-	}
-	// Its objects/ab/, and objects/, where that directory may be new.
-	syncDir(filepath.Dir(s.objectPath(h)))
-	syncDir(filepath.Join(s.root, objectsDir))
-	return h, true, nil
+	_, _, written, err := s.putObjectFrom(func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	return h, written, err
 }
 
 // writeFileAtomic replaces path, a file of the store, with data (see

@@ -298,7 +298,7 @@ func (v *Verifier) pack(h store.Hash) (*packInfo, error) {
 	if m != nil {
 		pi.loaded = true
 		pi.created = m.CreatedText()
-		pi.tools = tools(m)
+		pi.tools = m.Tools()
 		pi.inputs = inputRefs(m)
 		pi.inputNames = make([]string, len(m.Inputs))
 		for i, in := range m.Inputs {

@@ -70,7 +70,7 @@ func NewSidecar(m *pack.Manifest, i int) Sidecar {
 		Output:      o.Name,
 		ContentRef:  o.ContentRef.String(),
 		Inputs:      inputRefs(m),
-		Tools:       tools(m),
+		Tools:       m.Tools(),
 		Confidence:  o.Confidence,
 		Notes:       o.Notes,
 	}
@@ -85,21 +85,6 @@ func inputRefs(m *pack.Manifest) []string {
 		if !seen[in.ContentRef] {
 			seen[in.ContentRef] = true
 			out = append(out, in.ContentRef.String())
-		}
-	}
-	return out
-}
-
-// tools lists the tools m's tool_call steps called, in order of first use.
-// Other step types (model_call and the like) name a model or an event, not
-// a tool the output was made with.
-func tools(m *pack.Manifest) []string {
-	out := []string{}
-	seen := map[string]bool{}
-	for _, s := range m.Steps {
-		if s.Type == "tool_call" && !seen[s.Tool] {
-			seen[s.Tool] = true
-			out = append(out, s.Tool)
 		}
 	}
 	return out
