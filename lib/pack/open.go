@@ -292,3 +292,44 @@ func (r *manifestReader) member(m *Manifest, k string) error {
 	}
 	return r.dec.Decode(dst)
 }
+
+// Steps is a run's steps, to be read in order as many times as needed:
+// from memory (StepsOf) or from the store a step at a time (StoredSteps).
+type Steps struct {
+	// N is how many there are.
+	N int
+	// Open starts a pass over them.
+	Open func() StepIter
+}
+
+// StepIter is one pass over Steps: Next returns each step, then nil and
+// io.EOF (or the error that ended the pass).
+type StepIter interface {
+	Next() (*Step, error)
+	Close()
+}
+
+// StepsOf is the steps of a manifest in memory.
+func StepsOf(m *Manifest) Steps {
+	return Steps{N: len(m.Steps), Open: func() StepIter { return &sliceIter{steps: m.Steps} }}
+}
+
+// StoredSteps is the n steps of stored pack h (as Head counted them).
+func StoredSteps(st *store.Store, h store.Hash, n int) Steps {
+	return Steps{N: n, Open: func() StepIter { return OpenSteps(st, h) }}
+}
+
+type sliceIter struct {
+	steps []Step
+	i     int
+}
+
+func (it *sliceIter) Next() (*Step, error) {
+	if it.i >= len(it.steps) {
+		return nil, io.EOF
+	}
+	it.i++
+	return &it.steps[it.i-1], nil
+}
+
+func (it *sliceIter) Close() {}
