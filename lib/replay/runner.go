@@ -87,7 +87,7 @@ type runner struct {
 
 	objects  map[store.Hash]error    // objects found damaged
 	verified map[store.Hash]struct{} // objects found intact (a bounded memo)
-	versions map[string]bool      // tools whose version was compared
+	versions map[string]bool         // tools whose version was compared
 	drift    struct{ env, versions, tools, inputs, objects []replaystream.Drift }
 	missing  map[string]int      // tool -> index in drift.tools
 	blockers []string            // why the replay cannot be saved
