@@ -102,3 +102,22 @@ func ParsePack(cfg Config, args []string, u Usage, stdout io.Writer) ([]string, 
 	}
 	return args, st, m, nil
 }
+
+// ParsePackSteps is ParsePack for a verb that reads the steps one at a
+// time: the manifest comes without them (pack.Head), and steps reads them
+// from the store.
+func ParsePackSteps(cfg Config, args []string, u Usage, stdout io.Writer) ([]string, *store.Store, *pack.Manifest, pack.Steps, error) {
+	args, st, err := ParseStore(cfg, args, u, stdout)
+	if err != nil {
+		return nil, nil, nil, pack.Steps{}, err
+	}
+	h, err := st.ResolvePack(args[0])
+	if err != nil {
+		return nil, nil, nil, pack.Steps{}, NameError(err)
+	}
+	m, n, err := pack.Head(st, h, nil)
+	if err != nil {
+		return nil, nil, nil, pack.Steps{}, NameError(err)
+	}
+	return args, st, m, pack.StoredSteps(st, h, n), nil
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"syscall"
 )
@@ -19,8 +20,24 @@ type RunFunc func(ctx context.Context, args []string, stdin io.Reader, stdout, s
 // exit code; it is the one place where errors become exit codes and
 // messages. Signals keep their default effect (see OnSignal).
 func Main(name string, run RunFunc) int {
+	SoftMemoryLimit()
 	err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	return Report(name, err, os.Stderr)
+}
+
+// softLimit is the heap every ctx program aims to stay under (see
+// SoftMemoryLimit).
+const softLimit = 48 << 20
+
+// SoftMemoryLimit asks the Go collector to keep the program's memory under
+// 48 MiB, unless GOMEMLIMIT says otherwise: ctx promises 64 MiB whatever
+// its input, and the collector's default lets the heap grow to twice what
+// is live before it runs. It is a soft limit: a program that needs more
+// gets it, at the cost of collecting more often.
+func SoftMemoryLimit() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softLimit)
+	}
 }
 
 // Report prints err in the message format (`ctx-pack: error: ...`, one line

@@ -1,8 +1,11 @@
 package diff
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -20,17 +23,28 @@ type Options struct {
 // Compare reports the drift from run a to run b. The manifests' Hash fields
 // name the sides in the report; Compare does not change either manifest.
 func Compare(a, b *pack.Manifest, opts Options) (*Report, error) {
+	return CompareSteps(a, b, pack.StepsOf(a), pack.StepsOf(b), opts)
+}
+
+// CompareSteps is Compare with each side's steps read from stepsA and
+// stepsB (the manifests' own Steps are not looked at): two stored packs
+// are compared a step of each at a time (pack.StoredSteps), in the memory
+// of one step and the alignment.
+func CompareSteps(a, b *pack.Manifest, stepsA, stepsB pack.Steps, opts Options) (*Report, error) {
 	switch opts.Align {
 	case "", AlignIndex, AlignSequence:
 	default:
 		return nil, fmt.Errorf("unknown alignment %q (index or sequence)", opts.Align)
 	}
-	c := &comparison{a: a, b: b}
+	c := &comparison{a: a, b: b, sa: stepsA, sb: stepsB}
 	c.model()
 	c.systemPrompt()
 	c.prompts()
 	c.inputs()
-	alignment := c.steps(opts.Align)
+	alignment, err := c.steps(opts.Align)
+	if err != nil {
+		return nil, err
+	}
 	c.outputs()
 	c.environment()
 
@@ -57,8 +71,9 @@ func Compare(a, b *pack.Manifest, opts Options) (*Report, error) {
 }
 
 type comparison struct {
-	a, b *pack.Manifest
-	out  []Entry
+	a, b   *pack.Manifest
+	sa, sb pack.Steps
+	out    []Entry
 }
 
 func (c *comparison) add(e Entry) { c.out = append(c.out, e) }
@@ -274,55 +289,115 @@ func (c *comparison) environment() {
 }
 
 // steps aligns the steps, compares each aligned pair and returns the
-// alignment.
-func (c *comparison) steps(align string) []Pair {
-	sa, sb := c.a.Steps, c.b.Steps
+// alignment. The steps are read in order, both sides in step: every
+// alignment pairs them in increasing order on each side.
+func (c *comparison) steps(align string) ([]Pair, error) {
 	var pairs []Pair
 	if align == AlignSequence {
-		ids := map[string]int{}
-		intern := func(s string) int {
-			id, ok := ids[s]
-			if !ok {
-				id = len(ids)
-				ids[s] = id
-			}
-			return id
+		in := interner{}
+		ka, ta, err := stepKeys(c.sa, c.a.Model.Identifier, in)
+		if err != nil {
+			return nil, err
 		}
-		keys := func(m *pack.Manifest) (key, tool []int) {
-			key, tool = make([]int, len(m.Steps)), make([]int, len(m.Steps))
-			for i, s := range m.Steps {
-				name := "t\x00" + s.Tool
-				if s.Type == "model_call" && isRunModel(s.Tool, m.Model.Identifier) {
-					name = "m\x00" // a call of the run's model, whichever it is
-				}
-				tool[i] = intern(name)
-				key[i] = intern("k\x00" + name + "\x00" + paramKey(s.Parameters))
-			}
-			return key, tool
+		kb, tb, err := stepKeys(c.sb, c.b.Model.Identifier, in)
+		if err != nil {
+			return nil, err
 		}
-		ka, ta := keys(c.a)
-		kb, tb := keys(c.b)
 		pairs = alignSequence(ka, kb, ta, tb)
 	} else {
-		pairs = alignIndex(len(sa), len(sb))
+		pairs = alignIndex(c.sa.N, c.sb.N)
+	}
+	ia, ib := c.sa.Open(), c.sb.Open()
+	defer ia.Close()
+	defer ib.Close()
+	na, nb := 0, 0 // the next index of each side
+	var sa, sb *pack.Step
+	advance := func(it pack.StepIter, next *int, want int, side string) (*pack.Step, error) {
+		var s *pack.Step
+		for *next <= want {
+			var err error
+			if s, err = it.Next(); err != nil {
+				if err == io.EOF {
+					err = fmt.Errorf("run %s has fewer steps than it said (%d)", side, want)
+				}
+				return nil, err
+			}
+			*next++
+		}
+		return s, nil
 	}
 	for _, p := range pairs {
+		var err error
+		if p.A >= 0 {
+			if p.A < na-1 || (p.A == na-1 && sa == nil) {
+				return nil, fmt.Errorf("alignment out of order at step %d of A", p.A)
+			}
+			if p.A >= na {
+				if sa, err = advance(ia, &na, p.A, "A"); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if p.B >= 0 {
+			if p.B < nb-1 || (p.B == nb-1 && sb == nil) {
+				return nil, fmt.Errorf("alignment out of order at step %d of B", p.B)
+			}
+			if p.B >= nb {
+				if sb, err = advance(ib, &nb, p.B, "B"); err != nil {
+					return nil, err
+				}
+			}
+		}
 		switch {
 		case p.A < 0:
-			s := sb[p.B]
-			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.B), Change: Added, Tool: s.Tool,
-				A: null(), B: encodeValue(s.Tool),
-				Detail: fmt.Sprintf("step %d %s: added (only in B)", p.B, text.Clip(s.Tool, 60))})
+			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.B), Change: Added, Tool: sb.Tool,
+				A: null(), B: encodeValue(sb.Tool),
+				Detail: fmt.Sprintf("step %d %s: added (only in B)", p.B, text.Clip(sb.Tool, 60))})
 		case p.B < 0:
-			s := sa[p.A]
-			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.A), Change: Removed, Tool: s.Tool,
-				A: encodeValue(s.Tool), B: null(),
-				Detail: fmt.Sprintf("step %d %s: removed (only in A)", p.A, text.Clip(s.Tool, 60))})
+			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.A), Change: Removed, Tool: sa.Tool,
+				A: encodeValue(sa.Tool), B: null(),
+				Detail: fmt.Sprintf("step %d %s: removed (only in A)", p.A, text.Clip(sa.Tool, 60))})
 		default:
-			c.step(sa[p.A], sb[p.B], p.A, p.B)
+			c.step(*sa, *sb, p.A, p.B)
 		}
 	}
-	return pairs
+	// Read both to their end: a stored pack's hash is checked there.
+	for _, it := range []pack.StepIter{ia, ib} {
+		for {
+			if _, err := it.Next(); err == io.EOF {
+				break
+			} else if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return pairs, nil
+}
+
+// stepKeys is one pass over a side's steps for the sequence alignment:
+// each step's tool, and its tool with its canonical parameters, as small
+// integers (equal values, equal integers), so the steps themselves need
+// not be held. The parameters are kept as a digest of their canonical
+// form, not as text.
+func stepKeys(steps pack.Steps, model string, in interner) (key, tool []int, err error) {
+	key, tool = make([]int, 0, steps.N), make([]int, 0, steps.N)
+	it := steps.Open()
+	defer it.Close()
+	for {
+		s, err := it.Next()
+		if err == io.EOF {
+			return key, tool, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		name := "t\x00" + s.Tool
+		if s.Type == "model_call" && isRunModel(s.Tool, model) {
+			name = "m\x00" // a call of the run's model, whichever it is
+		}
+		tool = append(tool, in.id(name))
+		key = append(key, in.id("k\x00"+name+"\x00"+paramKey(s.Parameters)))
+	}
 }
 
 // step compares two aligned steps: another tool is tool drift and nothing
@@ -532,4 +607,22 @@ func show(raw json.RawMessage) string {
 		return text.Clip(string(encodeValue(s)), 80)
 	}
 	return text.Clip(string(raw), 80)
+}
+
+// interner numbers the keys of the sequence alignment by a 64-bit digest
+// of each (the same key, the same integer), for the two sides of one
+// comparison: 12 bytes a key, whatever its length. Two different keys
+// with one digest (about one chance in 10^9 at 200,000 keys) could only
+// change which steps are paired, never what a pair's comparison finds.
+type interner map[uint64]int32
+
+func (in interner) id(s string) int {
+	sum := sha256.Sum256([]byte(s))
+	d := binary.LittleEndian.Uint64(sum[:8])
+	id, ok := in[d]
+	if !ok {
+		id = int32(len(in))
+		in[d] = id
+	}
+	return int(id)
 }

@@ -164,13 +164,29 @@ func Parse(b []byte) (*Manifest, error) {
 	if err := dec.Decode(&m); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotPack, err)
 	}
-	if m.Version == "" || m.Model.Identifier == "" || m.Prompts == nil || m.Steps == nil {
-		return nil, fmt.Errorf("%w: no version, model, prompts or steps", ErrNotPack)
-	}
-	if m.Version != Version {
-		return nil, fmt.Errorf("manifest version %q is not supported (this ctx reads %q)", m.Version, Version)
+	if err := checkParsed(&m); err != nil {
+		return nil, err
 	}
 	return &m, nil
+}
+
+// checkParsed refuses a decoded manifest without its required parts or of
+// another version.
+func checkParsed(m *Manifest) error {
+	if m.Version == "" || m.Model.Identifier == "" || m.Prompts == nil || m.Steps == nil {
+		return fmt.Errorf("%w: no version, model, prompts or steps", ErrNotPack)
+	}
+	if m.Version != Version {
+		return &VersionError{Version: m.Version}
+	}
+	return nil
+}
+
+// VersionError is a manifest of a format version this ctx does not read.
+type VersionError struct{ Version string }
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("manifest version %q is not supported (this ctx reads %q)", e.Version, Version)
 }
 
 // Load reads pack h from the store: the object is verified against its name

@@ -85,8 +85,9 @@ type runner struct {
 	batch *store.Batch // only when saving
 	env   []string     // the environment of programs, without the per-step part
 
-	objects  map[store.Hash]error // objects verified (nil) or found damaged
-	versions map[string]bool      // tools whose version was compared
+	objects  map[store.Hash]error    // objects found damaged
+	verified map[store.Hash]struct{} // objects found intact (a bounded memo)
+	versions map[string]bool         // tools whose version was compared
 	drift    struct{ env, versions, tools, inputs, objects []replaystream.Drift }
 	missing  map[string]int      // tool -> index in drift.tools
 	blockers []string            // why the replay cannot be saved
@@ -101,6 +102,14 @@ type runner struct {
 // ended, the store cannot be written); with Save, a replay that cannot be
 // saved returns its report and the error.
 func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, opts Options, emit func(*replaystream.Step) error) (*replaystream.Report, error) {
+	return RunSteps(ctx, st, m, pack.StepsOf(m), ws, opts, emit)
+}
+
+// RunSteps is Run with m's steps read from steps (m.Steps is not looked
+// at): a stored pack replays a step at a time (pack.Head,
+// pack.StoredSteps), in the memory of one step. Save loads the whole
+// manifest for the new pack.
+func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack.Steps, ws *Workspace, opts Options, emit func(*replaystream.Step) error) (*replaystream.Report, error) {
 	orig, err := store.ParseRef(m.Hash)
 	if err != nil {
 		return nil, errors.New("the manifest has no hash (load it with pack.Load)")
@@ -124,7 +133,7 @@ func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, 
 		buf:     make([]byte, 64<<10),
 		sum:     sha256.New(),
 		env:     append(os.Environ(), "CTX_WORKSPACE="+ws.dir, "CTX_PACK="+orig.String()),
-		objects: map[store.Hash]error{}, versions: map[string]bool{}, missing: map[string]int{},
+		objects: map[store.Hash]error{}, verified: map[store.Hash]struct{}{}, versions: map[string]bool{}, missing: map[string]int{},
 	}
 	r.ex = newExecutors(&r.opts, ws, sourceAgent(m.Metadata))
 	if opts.Save {
@@ -136,7 +145,7 @@ func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, 
 		}
 		defer unlock()
 		r.batch = st.NewBatch()
-		r.ranAt = make([]time.Time, len(m.Steps))
+		r.ranAt = make([]time.Time, steps.N)
 		defer r.batch.Abort() // after Publish there is nothing left to abort
 	}
 
@@ -145,11 +154,20 @@ func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, 
 		return nil, err
 	}
 	rep := &replaystream.Report{Event: "report", Pack: orig, Diverged: []int{}, Failed: []int{}}
-	for i := range m.Steps {
+	it := steps.Open()
+	defer it.Close()
+	for i := 0; ; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		res := r.step(i)
+		s, err := it.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		res := r.step(i, s)
 		rep.Counts.Add(res.Status)
 		switch res.Status {
 		case replaystream.Diverged:
@@ -164,7 +182,7 @@ func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, 
 			r.steps = append(r.steps, res)
 		}
 		if opts.Progress != nil {
-			opts.Progress(i+1, len(m.Steps))
+			opts.Progress(i+1, steps.N)
 		}
 	}
 	r.closure()
@@ -196,8 +214,7 @@ func sourceAgent(meta json.RawMessage) string {
 // step replays step i. The recorded output it is compared with is the
 // normalised one when the step has it (the plain result an executor
 // gives, where the agent showed it in its own form), else the output.
-func (r *runner) step(i int) replaystream.Step {
-	s := &r.m.Steps[i]
+func (r *runner) step(i int, s *pack.Step) replaystream.Step {
 	expected := s.OutputRef
 	if s.NormalizedOutputRef != nil {
 		expected = s.NormalizedOutputRef
@@ -461,6 +478,9 @@ func (r *runner) object(h store.Hash, whereFn func() string) error {
 	if err, ok := r.objects[h]; ok {
 		return err
 	}
+	if _, ok := r.verified[h]; ok {
+		return nil
+	}
 	_, err := r.st.Verify(h)
 	where := ""
 	if err != nil {
@@ -478,9 +498,19 @@ func (r *runner) object(h store.Hash, whereFn func() string) error {
 	default:
 		r.drift.objects = append(r.drift.objects, replaystream.Drift{Kind: replaystream.DriftMissingObject, Where: where, Expected: h})
 	}
+	if err == nil {
+		if len(r.verified) >= maxVerified {
+			clear(r.verified) // verified again if met again: memory stays flat
+		}
+		r.verified[h] = struct{}{}
+		return nil
+	}
 	r.objects[h] = err
 	return err
 }
+
+// maxVerified bounds the memo of intact objects (about 3 MiB).
+const maxVerified = 1 << 16
 
 // closure checks the objects no step reads: the system prompt, the prompts
 // and the outputs. A saved replay would reference the prompts, so a damaged
@@ -578,7 +608,16 @@ func (r *runner) save(rep *replaystream.Report) (store.Hash, error) {
 	if len(r.blockers) > 0 {
 		return store.Hash{}, fmt.Errorf("cannot save the replay: %s", strings.Join(r.blockers, "; "))
 	}
-	nm, warnings, err := replaystream.Replayed(r.m, &replaystream.Stream{Steps: r.steps, Report: *rep})
+	m := r.m
+	if len(m.Steps) != len(r.steps) {
+		// Replayed a step at a time: the new pack needs them all.
+		full, err := pack.Load(r.st, rep.Pack)
+		if err != nil {
+			return store.Hash{}, fmt.Errorf("cannot save the replay: %v", err)
+		}
+		m = full
+	}
+	nm, warnings, err := replaystream.Replayed(m, &replaystream.Stream{Steps: r.steps, Report: *rep})
 	if err != nil {
 		return store.Hash{}, fmt.Errorf("cannot save the replay: %v", err)
 	}
@@ -608,6 +647,9 @@ func (r *runner) save(rep *replaystream.Report) (store.Hash, error) {
 func (r *runner) saveable() {
 	check := func(h store.Hash, where string) {
 		err, seen := r.objects[h]
+		if _, ok := r.verified[h]; ok {
+			seen = true
+		}
 		if !seen {
 			_, err = r.st.Verify(h)
 		}

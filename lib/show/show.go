@@ -6,6 +6,7 @@
 package show
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -31,6 +32,46 @@ func JSON(h store.Hash, raw []byte) []byte {
 	return append(doc, raw[1:]...)
 }
 
+// WriteJSON writes pack h as JSON gives it, and a newline, without holding
+// the manifest: one pass checks it (pack.Head: the hash, and that it is a
+// pack), a second streams its bytes. Should the object change between the
+// two, the second pass's own check ends in an error.
+func WriteJSON(w io.Writer, st *store.Store, h store.Hash) error {
+	if _, _, err := pack.Head(st, h, nil); err != nil {
+		return packError(h, err)
+	}
+	obj, err := st.Open(h)
+	if err != nil {
+		return err
+	}
+	defer obj.Close()
+	br := bufio.NewReaderSize(obj, 64<<10)
+	if c, err := br.ReadByte(); err != nil || c != '{' {
+		return fmt.Errorf("object %s is not a pack manifest", h)
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	fmt.Fprintf(bw, `{"hash":"%s",`, h)
+	if _, err := io.Copy(bw, br); err != nil {
+		return err
+	}
+	bw.WriteByte('\n')
+	return bw.Flush()
+}
+
+// packError words what pack.Head found as Parse does.
+func packError(h store.Hash, err error) error {
+	if errors.Is(err, pack.ErrNotPack) {
+		return &NotPackError{fmt.Errorf("object %s is not a pack manifest", h)}
+	}
+	return err
+}
+
+// NotPackError is an object that is not a pack, or a manifest this ctx
+// cannot read: trouble with the pack rather than with its name.
+type NotPackError struct{ error }
+
+func (e *NotPackError) Unwrap() error { return e.error }
+
 // Parse reads the stored manifest of pack h.
 func Parse(h store.Hash, raw []byte) (*pack.Manifest, error) {
 	m, err := pack.Parse(raw)
@@ -44,9 +85,59 @@ func Parse(h store.Hash, raw []byte) (*pack.Manifest, error) {
 	return m, nil
 }
 
+// Pack is what Summary shows of a pack: its manifest without the steps,
+// their number and column widths, and a way to read them again, so a pack
+// of any length is shown in the memory of one step.
+type Pack struct {
+	*pack.Manifest
+	Steps        int
+	toolW, typeW int
+	each         func(fn func(*pack.Step) error) error
+}
+
+// Open reads pack h for Summary, one step at a time (pack.Head).
+func Open(st *store.Store, h store.Hash) (*Pack, error) {
+	p := &Pack{toolW: 4, typeW: 4}
+	m, n, err := pack.Head(st, h, p.measure)
+	if err != nil {
+		var ve *pack.VersionError
+		if errors.As(err, &ve) {
+			return nil, &NotPackError{fmt.Errorf("pack %s: %v", h, ve)}
+		}
+		return nil, packError(h, err)
+	}
+	p.Manifest, p.Steps = m, n
+	p.each = func(fn func(*pack.Step) error) error { return pack.EachStep(st, h, fn) }
+	return p, nil
+}
+
+// InMemory is a manifest already read whole, for Summary.
+func InMemory(m *pack.Manifest) *Pack {
+	p := &Pack{Manifest: m, Steps: len(m.Steps), toolW: 4, typeW: 4}
+	for i := range m.Steps {
+		p.measure(&m.Steps[i])
+	}
+	p.each = func(fn func(*pack.Step) error) error {
+		for i := range m.Steps {
+			if err := fn(&m.Steps[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return p
+}
+
+func (p *Pack) measure(s *pack.Step) error {
+	p.toolW = max(p.toolW, min(utf8.RuneCountInString(s.Tool), 24))
+	p.typeW = max(p.typeW, utf8.RuneCountInString(s.Type))
+	return nil
+}
+
 // Summary writes the human view of m: a header block, then one section per part
 // of the pack, one line per item, so a 200-step pack reads at a glance.
-func Summary(w io.Writer, st *store.Store, m *pack.Manifest, paint func(code, s string) string) error {
+func Summary(w io.Writer, st *store.Store, p *Pack, paint func(code, s string) string) error {
+	m := p.Manifest
 	bold := func(s string) string { return paint("1", s) }
 	dim := func(s string) string { return paint("2", s) }
 	var firstErr error
@@ -93,16 +184,12 @@ func Summary(w io.Writer, st *store.Store, m *pack.Manifest, paint func(code, s 
 		fmt.Fprintf(w, "  %-*s  %9s  %s\n", width, f.Name, text.Size(f.Size), dim(f.ContentRef.Short()))
 	}
 
-	fmt.Fprintf(w, "\n%s (%d)\n", bold("steps"), len(m.Steps))
-	if len(m.Steps) > 0 {
-		toolW, typeW := 4, 4
-		for _, s := range m.Steps {
-			toolW = max(toolW, min(utf8.RuneCountInString(s.Tool), 24))
-			typeW = max(typeW, utf8.RuneCountInString(s.Type))
-		}
-		idxW := len(fmt.Sprint(len(m.Steps) - 1))
+	fmt.Fprintf(w, "\n%s (%d)\n", bold("steps"), p.Steps)
+	if p.Steps > 0 {
+		toolW, typeW := p.toolW, p.typeW
+		idxW := len(fmt.Sprint(p.Steps - 1))
 		fmt.Fprintf(w, "  %s\n", dim(fmt.Sprintf("%*s  %-*s  %-*s  %9s  %-5s  %s", idxW, "#", typeW, "type", toolW, "tool", "output", "det", "parameters")))
-		for _, s := range m.Steps {
+		err := p.each(func(s *pack.Step) error {
 			out := "-"
 			if s.OutputSize != nil {
 				out = text.Size(*s.OutputSize)
@@ -111,7 +198,11 @@ func Summary(w io.Writer, st *store.Store, m *pack.Manifest, paint func(code, s 
 			if s.Deterministic {
 				det = "yes"
 			}
-			fmt.Fprintf(w, "  %*d  %-*s  %-*s  %9s  %-5s  %s\n", idxW, s.Index, typeW, s.Type, toolW, text.Clip(s.Tool, 24), out, det, params(s.Parameters, 72))
+			_, err := fmt.Fprintf(w, "  %*d  %-*s  %-*s  %9s  %-5s  %s\n", idxW, s.Index, typeW, s.Type, toolW, text.Clip(s.Tool, 24), out, det, params(s.Parameters, 72))
+			return err
+		})
+		if err != nil {
+			return err
 		}
 	}
 

@@ -35,7 +35,14 @@ type Loader struct {
 
 	mu       sync.Mutex
 	cleanups []func()
+	stream   bool // packs of the store: steps read when compared
 }
+
+// StreamSteps makes the sides that are packs of the store load without
+// their steps, which Side.Steps reads from the store when they are
+// compared (diff.CompareSteps): two packs of any length in little
+// memory. Their Manifest then has no Steps.
+func (l *Loader) StreamSteps() { l.stream = true }
 
 // NewLoader returns a Loader reading pack names in st (nil: there is no
 // store, and only files can be read) and "-" from stdin. With keep, the
@@ -74,6 +81,9 @@ type Side struct {
 	// (the manifest is then the replayed run): what a page of the diff
 	// says of the replay's fidelity.
 	Replay *replaystream.Stream
+	// Steps reads the run's steps: from the store for a pack loaded
+	// with StreamSteps, else from Manifest.
+	Steps pack.Steps
 }
 
 // LoadBoth reads A and B concurrently (reading and checking a manifest is
@@ -100,6 +110,9 @@ func (l *Loader) LoadBoth(a, b string) [2]Side {
 func (l *Loader) Load(letter, arg string) Side {
 	var s Side
 	s.Manifest, s.Err = l.load(letter, arg, &s)
+	if s.Err == nil && s.Steps.Open == nil {
+		s.Steps = pack.StepsOf(s.Manifest)
+	}
 	return s
 }
 
@@ -123,7 +136,7 @@ func (l *Loader) load(letter, arg string, s *Side) (*pack.Manifest, error) {
 		m, err := l.read(in.File, in.Dir(), s, warnf)
 		return m, sideError(label, err)
 	}
-	m, err := l.pack(arg)
+	m, err := l.pack(arg, s)
 	return m, sideError(label, err)
 }
 
@@ -142,8 +155,9 @@ func IsFile(arg string) bool {
 	return err == nil
 }
 
-// pack resolves a pack name in the store.
-func (l *Loader) pack(name string) (*pack.Manifest, error) {
+// pack resolves a pack name in the store; with StreamSteps, its steps go
+// into s.Steps.
+func (l *Loader) pack(name string, s *Side) (*pack.Manifest, error) {
 	if l.st == nil {
 		return nil, cli.Errorf(cli.ExitTrouble, "no .ctx store found (run 'ctx init')").
 			WithHint("%q is read as a pack name: there is no file of that name", name)
@@ -152,7 +166,15 @@ func (l *Loader) pack(name string) (*pack.Manifest, error) {
 	if err != nil {
 		return nil, cli.NameError(err).WithHint("%q is read as a pack name: there is no file of that name", name)
 	}
-	m, err := pack.Load(l.st, h)
+	var m *pack.Manifest
+	if l.stream {
+		var n int
+		if m, n, err = pack.Head(l.st, h, nil); err == nil {
+			s.Steps = pack.StoredSteps(l.st, h, n)
+		}
+	} else {
+		m, err = pack.Load(l.st, h)
+	}
 	if err != nil {
 		return nil, cli.NameError(err).WithHint("%q is read as a pack name: there is no file of that name", name)
 	}

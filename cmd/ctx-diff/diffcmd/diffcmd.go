@@ -104,6 +104,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	l := side.NewLoader(st, stdin, cfg.out.Format() != cli.JSON)
 	defer l.Close()
+	if cfg.out.Format() != cli.HTML {
+		l.StreamSteps() // the page draws every step; the reports need one at a time
+	}
 	sides := l.LoadBoth(args[0], args[1])
 	msg := cli.Messenger{Name: name, W: stderr}
 	for _, s := range sides {
@@ -116,7 +119,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return s.Err
 		}
 	}
-	r, err := diff.Compare(sides[0].Manifest, sides[1].Manifest, diff.Options{Align: cfg.align})
+	r, err := diff.CompareSteps(sides[0].Manifest, sides[1].Manifest, sides[0].Steps, sides[1].Steps, diff.Options{Align: cfg.align})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}

@@ -102,7 +102,7 @@ func Main() int { return cli.Main(name, Run) }
 // Run is ctx replay.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var cfg config
-	_, st, m, err := cli.ParsePack(&cfg, args, usage(), stdout)
+	_, st, m, steps, err := cli.ParsePackSteps(&cfg, args, usage(), stdout)
 	if err != nil {
 		return err
 	}
@@ -134,7 +134,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	opts.BuiltinVersion = "ctx " + cli.Version()
 	opts.Warn = func(s string) { out.ClearProgress(); msg.Warnf("%s", s) }
 	opts.Progress = out.Progress
-	rep, err := replay.Run(ctx, st, m, ws, opts, out.Step)
+	rep, err := replay.RunSteps(ctx, st, m, steps, ws, opts, out.Step)
 	if rep == nil { // Run gives a report, or an error, or both
 		return cli.Wrap(cli.ExitTrouble, err)
 	}

@@ -4,6 +4,7 @@ package showcmd
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"io"
 
@@ -70,6 +71,22 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return cli.NameError(err)
 	}
+	if cfg.out.Format() == cli.JSON && !cli.IsTerminal(stdout) {
+		// Checked, then streamed: a pack of any length in little memory.
+		return packError(show.WriteJSON(stdout, st, h))
+	}
+	if cfg.out.Format() == cli.Human {
+		p, err := show.Open(st, h)
+		if err != nil {
+			return packError(err)
+		}
+		w := bufio.NewWriter(stdout)
+		err = show.Summary(w, st, p, cli.Painter(stdout))
+		if ferr := w.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	}
 	raw, err := st.ReadAll(h)
 	if err != nil {
 		return cli.NameError(err)
@@ -97,10 +114,18 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return nil
 	}
-	w := bufio.NewWriter(stdout)
-	err = show.Summary(w, st, m, cli.Painter(stdout))
-	if ferr := w.Flush(); err == nil {
-		err = ferr
+	return nil
+}
+
+// packError is the exit status of what reading a pack found: a damaged or
+// missing object as a name error, anything else as trouble.
+func packError(err error) error {
+	var np *show.NotPackError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &np):
+		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	return err
+	return cli.NameError(err)
 }
