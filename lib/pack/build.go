@@ -70,6 +70,12 @@ type slot struct {
 	file string
 }
 
+// asyncSink is a Sink that can also store bytes in the background
+// (store.Batch).
+type asyncSink interface {
+	PutBytesAsync(data []byte) <-chan store.Result
+}
+
 // contentKeys names the four ways of giving one piece of content.
 type contentKeys struct{ text, b64, path, ref string }
 
@@ -121,6 +127,7 @@ type builder struct {
 	earliest             string
 	earliestT            time.Time
 	sawPrompts, sawSteps bool
+	scratch              []byte // the canonical form of the element being read (object)
 	spill                *stepSpill // the steps, with Options.Scratch
 }
 
@@ -207,7 +214,11 @@ func key(path, k string) string {
 // UTF-8, no lone surrogate, no duplicate key, no number a double cannot hold)
 // and splits it into its fields.
 func (b *builder) object(raw json.RawMessage, path string) map[string]json.RawMessage {
-	if _, err := jcs.Canonicalize(raw); err != nil {
+	canon, err := jcs.Append(b.scratch[:0], raw)
+	if cap(canon) <= 4<<20 {
+		b.scratch = canon[:0] // reused for the next element
+	}
+	if err != nil {
 		var je *jcs.Error
 		if errors.As(err, &je) {
 			b.problem(subPath(path, je.Path), "%s", je.Msg)
@@ -216,8 +227,8 @@ func (b *builder) object(raw json.RawMessage, path string) map[string]json.RawMe
 		}
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+	obj, ok := splitObject(raw)
+	if !ok {
 		b.problem(path, "must be an object, not %s", jcs.Kind(raw))
 		return nil
 	}
@@ -284,6 +295,9 @@ func (b *builder) str(obj map[string]json.RawMessage, k, path string, required b
 			b.problem(key(path, k), "missing")
 		}
 		return "", false
+	}
+	if s, ok := plainString(raw); ok {
+		return s, true
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -363,6 +377,7 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		return nil, ""
 	}
 	k := given[0]
+	var err error
 	v, ok := b.str(obj, k, path, true)
 	if !ok {
 		return nil, ""
@@ -370,18 +385,20 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 	kp := key(path, k)
 	s := &slot{path: kp, line: b.line}
 	switch k {
-	case keys.text:
-		h, err := b.sink.PutBytes([]byte(v))
-		if err != nil {
-			b.sinkError(kp, err)
-			return nil, ""
-		}
-		s.hash, s.size = h, int64(len(v))
-	case keys.b64:
-		data, err := decodeBase64(v)
-		if err != nil {
+	case keys.text, keys.b64:
+		var data []byte
+		if k == keys.text {
+			data = []byte(v)
+		} else if data, err = decodeBase64(v); err != nil {
 			b.problem(kp, "not valid base64: %v", err)
 			return nil, ""
+		}
+		if as, ok := b.sink.(asyncSink); ok && keys == fileKeys() {
+			// A prompt's, input's or output's content is written while
+			// the log is read on; a step's is known at once, for the
+			// scratch file (stepSpill).
+			s.ch, s.size = as.PutBytesAsync(data), int64(len(data))
+			return s, ""
 		}
 		h, err := b.sink.PutBytes(data)
 		if err != nil {
@@ -809,6 +826,12 @@ func (b *builder) wait(s *slot) (store.Hash, int64, bool) {
 		var we *store.WriteError
 		if errors.As(r.Err, &we) {
 			b.sinkError(s.path, r.Err)
+			return store.Hash{}, 0, false
+		}
+		if r.Err != nil && s.file == "" {
+			b.line = s.line
+			b.sinkError(s.path, r.Err) // content of the log, not a file
+			b.line = 0
 			return store.Hash{}, 0, false
 		}
 		if r.Err != nil {
