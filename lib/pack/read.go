@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 )
 
 // Build reads an execution log, either form, and returns its manifest. The
@@ -166,7 +168,10 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 	var head struct {
 		Event *string `json:"event"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
+	defer func() { b.parsed = nil }() // an event that never reached object
+	if ev, ok := b.quickEvent(raw); ok {
+		head.Event = &ev
+	} else if err := json.Unmarshal(raw, &head); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return &SyntaxError{Line: lineNo, Column: int(se.Offset), Offset: se.Offset, Msg: se.Error()}
@@ -209,6 +214,31 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 		b.problem("event", "unknown event %q (run, prompt, input, step or output)", *head.Event)
 	}
 	return nil
+}
+
+// quickEvent is the happy path of event: a line jcs finds valid (so
+// encoding/json would too, and object would find no problem) is split
+// once, here, and the builder takes the members from b.parsed instead of
+// decoding the line again. Anything else (ok false) takes the path that
+// finds and words the problem.
+func (b *builder) quickEvent(raw []byte) (string, bool) {
+	canon, err := jcs.Append(b.scratch[:0], raw)
+	if cap(canon) <= 4<<20 {
+		b.scratch = canon[:0]
+	}
+	if err != nil {
+		return "", false
+	}
+	obj, ok := splitObject(raw)
+	if !ok {
+		return "", false
+	}
+	ev, ok := plainString(obj["event"])
+	if !ok {
+		return "", false
+	}
+	b.parsed = obj
+	return ev, true
 }
 
 // readDocument reads one JSON document, streaming the four arrays element by
