@@ -131,6 +131,7 @@ type builder struct {
 	sawPrompts, sawSteps bool
 	scratch              []byte                     // the canonical form of the element being read (object)
 	parsed               map[string]json.RawMessage // the event line quickEvent split, for object
+	stored               map[string]store.Result    // content a long line streamed to the sink (bigEvent), by key
 	spill                *stepSpill                 // the steps, with Options.Scratch
 	queue                []queued                   // steps waiting for their outputs, on their way to spill
 }
@@ -385,6 +386,20 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		return nil, ""
 	}
 	k := given[0]
+	if r, ok := b.stored[k]; ok {
+		// Streamed from a long line straight into the sink.
+		kp := key(path, k)
+		var ce base64.CorruptInputError
+		switch {
+		case errors.As(r.Err, &ce):
+			b.problem(kp, "not valid base64: %v", r.Err)
+			return nil, ""
+		case r.Err != nil:
+			b.sinkError(kp, r.Err)
+			return nil, ""
+		}
+		return &slot{path: kp, line: b.line, hash: r.Hash, size: r.Size}, ""
+	}
 	var err error
 	v, ok := b.str(obj, k, path, true)
 	if !ok {

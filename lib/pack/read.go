@@ -141,11 +141,26 @@ func (b *builder) readStream(br *bufio.Reader) error {
 	var line []byte
 	for lineNo := 1; ; lineNo++ {
 		var err error
-		line, err = ReadLine(br, line[:0])
+		var whole bool
+		line, whole, err = readLineUpTo(br, line[:0], bigLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		b.line = lineNo
+		if !whole || (allLong && len(bytes.TrimSpace(line)) > 0) {
+			// A long line: read as a stream, not held.
+			err := b.bigEvent(line, br, lineNo, func(ev string) error {
+				return b.dispatch(ev, nil, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs)
+			})
+			b.parsed, b.stored, line = nil, nil, nil
+			if err != nil {
+				return err
+			}
+			if b.fatal != nil {
+				return b.fatal
+			}
+			continue
+		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			if err := b.event(t, lineNo, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs); err != nil {
 				return err
@@ -183,7 +198,13 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 		b.problem("", "no \"event\" key; every line of an NDJSON log is an event (run, prompt, input, step, output)")
 		return nil
 	}
-	switch *head.Event {
+	return b.dispatch(*head.Event, raw, sawRun, prompts, inputs, steps, outputs)
+}
+
+// dispatch adds the event ev, whose line is raw (or, for a long line, nil
+// with its members in b.parsed).
+func (b *builder) dispatch(ev string, raw []byte, sawRun *bool, prompts, inputs, steps, outputs *int) error {
+	switch ev {
 	case "run":
 		if *sawRun {
 			b.problem("", "a second run event; give run once")
@@ -211,7 +232,7 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 		b.addOutput(raw, *outputs)
 		*outputs++
 	default:
-		b.problem("event", "unknown event %q (run, prompt, input, step or output)", *head.Event)
+		b.problem("event", "unknown event %q (run, prompt, input, step or output)", ev)
 	}
 	return nil
 }
