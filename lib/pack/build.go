@@ -62,12 +62,20 @@ type Result struct {
 // slot is content that may still be arriving from a file read in the
 // background.
 type slot struct {
-	hash store.Hash
-	size int64
-	ch   <-chan store.Result
-	path string // JSON path, for problems found late
-	line int
-	file string
+	hash   store.Hash
+	size   int64
+	ch     <-chan store.Result
+	failed bool         // collected with an error, kept in res for wait
+	res    store.Result // what ch gave, when failed
+	path   string       // JSON path, for problems found late
+	line   int
+	file   string
+}
+
+// asyncSink is a Sink that can also store bytes in the background
+// (store.Batch).
+type asyncSink interface {
+	PutBytesAsync(data []byte) <-chan store.Result
 }
 
 // contentKeys names the four ways of giving one piece of content.
@@ -121,7 +129,11 @@ type builder struct {
 	earliest             string
 	earliestT            time.Time
 	sawPrompts, sawSteps bool
-	spill                *stepSpill // the steps, with Options.Scratch
+	scratch              []byte                     // the canonical form of the element being read (object)
+	parsed               map[string]json.RawMessage // the event line quickEvent split, for object
+	stored               map[string]store.Result    // content a long line streamed to the sink (bigEvent), by key
+	spill                *stepSpill                 // the steps, with Options.Scratch
+	queue                []queued                   // steps waiting for their outputs, on their way to spill
 }
 
 func newBuilder(sink Sink, opts Options) (*builder, error) {
@@ -207,7 +219,15 @@ func key(path, k string) string {
 // UTF-8, no lone surrogate, no duplicate key, no number a double cannot hold)
 // and splits it into its fields.
 func (b *builder) object(raw json.RawMessage, path string) map[string]json.RawMessage {
-	if _, err := jcs.Canonicalize(raw); err != nil {
+	if obj := b.parsed; obj != nil {
+		b.parsed = nil // split already, by quickEvent
+		return obj
+	}
+	canon, err := jcs.Append(b.scratch[:0], raw)
+	if cap(canon) <= 4<<20 {
+		b.scratch = canon[:0] // reused for the next element
+	}
+	if err != nil {
 		var je *jcs.Error
 		if errors.As(err, &je) {
 			b.problem(subPath(path, je.Path), "%s", je.Msg)
@@ -216,8 +236,8 @@ func (b *builder) object(raw json.RawMessage, path string) map[string]json.RawMe
 		}
 		return nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+	obj, ok := splitObject(raw)
+	if !ok {
 		b.problem(path, "must be an object, not %s", jcs.Kind(raw))
 		return nil
 	}
@@ -284,6 +304,9 @@ func (b *builder) str(obj map[string]json.RawMessage, k, path string, required b
 			b.problem(key(path, k), "missing")
 		}
 		return "", false
+	}
+	if s, ok := plainString(raw); ok {
+		return s, true
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
@@ -363,6 +386,21 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 		return nil, ""
 	}
 	k := given[0]
+	if r, ok := b.stored[k]; ok {
+		// Streamed from a long line straight into the sink.
+		kp := key(path, k)
+		var ce base64.CorruptInputError
+		switch {
+		case errors.As(r.Err, &ce):
+			b.problem(kp, "not valid base64: %v", r.Err)
+			return nil, ""
+		case r.Err != nil:
+			b.sinkError(kp, r.Err)
+			return nil, ""
+		}
+		return &slot{path: kp, line: b.line, hash: r.Hash, size: r.Size}, ""
+	}
+	var err error
 	v, ok := b.str(obj, k, path, true)
 	if !ok {
 		return nil, ""
@@ -370,18 +408,18 @@ func (b *builder) content(obj map[string]json.RawMessage, path string, keys cont
 	kp := key(path, k)
 	s := &slot{path: kp, line: b.line}
 	switch k {
-	case keys.text:
-		h, err := b.sink.PutBytes([]byte(v))
-		if err != nil {
-			b.sinkError(kp, err)
-			return nil, ""
-		}
-		s.hash, s.size = h, int64(len(v))
-	case keys.b64:
-		data, err := decodeBase64(v)
-		if err != nil {
+	case keys.text, keys.b64:
+		var data []byte
+		if k == keys.text {
+			data = []byte(v)
+		} else if data, err = decodeBase64(v); err != nil {
 			b.problem(kp, "not valid base64: %v", err)
 			return nil, ""
+		}
+		if as, ok := b.sink.(asyncSink); ok {
+			// Written while the log is read on.
+			s.ch, s.size = as.PutBytesAsync(data), int64(len(data))
+			return s, ""
 		}
 		h, err := b.sink.PutBytes(data)
 		if err != nil {
@@ -605,15 +643,64 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 		b.startSpill()
 	}
 	if b.spill != nil {
-		s, norm = b.spill.put(st, s, norm)
-		if b.spill.err != nil && b.fatal == nil {
-			b.fatal = b.spill.err
-		}
-	} else {
-		b.m.Steps = append(b.m.Steps, st)
+		b.stepSlots = append(b.stepSlots, nil)
+		b.normSlots = append(b.normSlots, nil)
+		b.queue = append(b.queue, queued{st: st, s: s, norm: norm})
+		b.flushSteps(false)
+		return
 	}
+	b.m.Steps = append(b.m.Steps, st)
 	b.stepSlots = append(b.stepSlots, s)
 	b.normSlots = append(b.normSlots, norm)
+}
+
+// queued is a step on its way to the scratch file: it goes once its
+// output and normalised output are stored (their refs are in it).
+type queued struct {
+	st      Step
+	s, norm *slot
+}
+
+// maxQueued is how many steps may wait for their outputs to be stored
+// before the reading of the log waits for the first of them.
+const maxQueued = 256
+
+// flushSteps moves the queued steps whose outputs are stored, in order, to
+// the scratch file; with all, it waits for every one. A step whose output
+// could not be stored keeps its slot, for finish to report in its place.
+func (b *builder) flushSteps(all bool) {
+	n := 0
+	for _, q := range b.queue {
+		block := all || len(b.queue)-n > maxQueued
+		if !q.s.collect(block) || !q.norm.collect(block) {
+			break
+		}
+		st := q.st
+		if q.s != nil {
+			if q.s.failed {
+				b.stepSlots[st.Index] = q.s
+			} else {
+				h, size := q.s.hash, q.s.size
+				st.OutputRef, st.OutputSize = &h, &size
+			}
+		}
+		if q.norm != nil {
+			if q.norm.failed {
+				b.normSlots[st.Index] = q.norm
+			} else {
+				h := q.norm.hash
+				st.NormalizedOutputRef = &h
+			}
+		}
+		b.spill.add(&st)
+		n++
+	}
+	if n > 0 {
+		b.queue = append(b.queue[:0], b.queue[n:]...)
+	}
+	if b.spill.err != nil && b.fatal == nil {
+		b.fatal = b.spill.err
+	}
 }
 
 // spillAfter is how many steps a build with Options.Scratch keeps in
@@ -635,18 +722,11 @@ func (b *builder) startSpill() {
 	}
 	b.spill = newStepSpill(f)
 	for i, st := range b.m.Steps {
-		b.stepSlots[i], b.normSlots[i] = b.spill.put(st, b.stepSlots[i], b.normSlots[i])
+		b.queue = append(b.queue, queued{st: st, s: b.stepSlots[i], norm: b.normSlots[i]})
+		b.stepSlots[i], b.normSlots[i] = nil, nil
 	}
 	b.m.Steps = []Step{}
-}
-
-// step is step i of the manifest being built: in memory, or held by the
-// scratch file for a step whose output was still being read.
-func (b *builder) step(i int) *Step {
-	if b.spill != nil {
-		return b.spill.held[i]
-	}
-	return &b.m.Steps[i]
+	b.flushSteps(false)
 }
 
 func (b *builder) addOutput(raw json.RawMessage, i int) {
@@ -803,12 +883,22 @@ func (b *builder) wait(s *slot) (store.Hash, int64, bool) {
 	if s == nil {
 		return store.Hash{}, 0, false
 	}
-	if s.ch != nil {
-		r := <-s.ch
-		s.ch = nil
+	if s.ch != nil || s.failed {
+		r := s.res
+		if s.ch != nil {
+			r = <-s.ch
+			s.ch = nil
+		}
+		s.failed = false
 		var we *store.WriteError
 		if errors.As(r.Err, &we) {
 			b.sinkError(s.path, r.Err)
+			return store.Hash{}, 0, false
+		}
+		if r.Err != nil && s.file == "" {
+			b.line = s.line
+			b.sinkError(s.path, r.Err) // content of the log, not a file
+			b.line = 0
 			return store.Hash{}, 0, false
 		}
 		if r.Err != nil {
@@ -826,10 +916,40 @@ func (b *builder) wait(s *slot) (store.Hash, int64, bool) {
 	return s.hash, s.size, true
 }
 
+// collect takes a slot's result once it is in: a success into hash and
+// size, a failure into res for wait to report. Without block it returns
+// false while the content is still being stored. A nil slot is done.
+func (s *slot) collect(block bool) bool {
+	if s == nil || s.ch == nil {
+		return true
+	}
+	var r store.Result
+	if block {
+		r = <-s.ch
+	} else {
+		select {
+		case r = <-s.ch:
+		default:
+			return false
+		}
+	}
+	s.ch = nil
+	if r.Err != nil {
+		s.failed, s.res = true, r
+	} else {
+		s.hash, s.size = r.Hash, r.Size
+	}
+	return true
+}
+
 // drain waits for the files still being read, so nothing reads the tree
 // after Build returns, whatever it returns.
 func (b *builder) drain() {
-	for _, list := range [][]*slot{{b.sysSlot}, b.promptSlots, b.inputSlots, b.stepSlots, b.normSlots, b.outputSlots} {
+	var queued []*slot
+	for _, q := range b.queue {
+		queued = append(queued, q.s, q.norm)
+	}
+	for _, list := range [][]*slot{{b.sysSlot}, b.promptSlots, b.inputSlots, b.stepSlots, b.normSlots, b.outputSlots, queued} {
 		for _, s := range list {
 			if s != nil && s.ch != nil {
 				<-s.ch
@@ -865,14 +985,17 @@ func (b *builder) finish() (*Result, error) {
 			b.m.Inputs[i].ContentRef, b.m.Inputs[i].Size = h, n
 		}
 	}
+	if b.spill != nil {
+		b.flushSteps(true) // what stays in the slots are the failures
+	}
 	for i, s := range b.stepSlots {
-		if h, n, ok := b.wait(s); ok {
-			b.step(i).OutputRef, b.step(i).OutputSize = &h, &n
+		if h, n, ok := b.wait(s); ok && b.spill == nil {
+			b.m.Steps[i].OutputRef, b.m.Steps[i].OutputSize = &h, &n
 		}
 	}
 	for i, s := range b.normSlots {
-		if h, _, ok := b.wait(s); ok {
-			b.step(i).NormalizedOutputRef = &h
+		if h, _, ok := b.wait(s); ok && b.spill == nil {
+			b.m.Steps[i].NormalizedOutputRef = &h
 		}
 	}
 	var artifacts []Artifact

@@ -15,14 +15,15 @@ import (
 // one run event, is one log. Each log is read as it is built, so the
 // stream is never held whole.
 type Logs struct {
-	br      *bufio.Reader
-	stream  bool
-	decided bool
-	pending []byte // the run line that begins the next log
-	end     bool   // the input is read to its end
-	line    int    // lines of the input read so far
-	n       int    // logs begun
-	start   int    // the line where the current log begins
+	br          *bufio.Reader
+	stream      bool
+	decided     bool
+	pending     []byte // the run line that begins the next log (its first piece)
+	pendingMore bool   // the pending line goes on in br
+	end         bool   // the input is read to its end
+	line        int    // lines of the input read so far
+	n           int    // logs begun
+	start       int    // the line where the current log begins
 }
 
 // NewLogs reads the logs of r.
@@ -49,7 +50,7 @@ func (l *Logs) Next() io.Reader {
 	if l.pending != nil {
 		l.start = l.line // the held run line was counted already
 	}
-	return &logReader{l: l, buf: l.pending, sawRun: l.pending != nil}
+	return &logReader{l: l, buf: l.pending, sawRun: l.pending != nil, inLine: l.pendingMore}
 }
 
 // Index is the number of the log Next last returned, from 1, and Line the
@@ -60,11 +61,18 @@ func (l *Logs) Index() int { return l.n }
 func (l *Logs) Line() int { return l.start }
 
 // logReader reads one log of a Logs: its lines up to the next run event.
+// A line is handed on in the pieces the buffered reader holds, so a line
+// of any length passes in the memory of one buffer; whether it is a run
+// event is told from its first piece (for a line longer than the buffer,
+// from the "event" key among its first 256 KiB, where every writer puts
+// it).
 type logReader struct {
 	l      *Logs
-	buf    []byte // what is left of the current line
+	buf    []byte // what is left of the current piece
+	own    []byte // the buffer buf is in, reused
 	sawRun bool
 	done   bool
+	inLine bool // the current line goes on beyond buf
 }
 
 func (r *logReader) Read(p []byte) (int, error) {
@@ -72,26 +80,31 @@ func (r *logReader) Read(p []byte) (int, error) {
 		if r.done || r.l.end {
 			return 0, io.EOF
 		}
-		line, err := ReadLine(r.l.br, nil)
-		if err != nil && !errors.Is(err, io.EOF) {
+		chunk, err := r.l.br.ReadSlice('\n')
+		more := errors.Is(err, bufio.ErrBufferFull)
+		if err != nil && !more && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
 		if errors.Is(err, io.EOF) {
 			r.l.end = true
 		}
-		if len(line) > 0 {
+		start := !r.inLine
+		r.inLine = more
+		if start && len(chunk) > 0 {
 			r.l.line++
-		}
-		if isRunLine(line) {
-			if r.sawRun {
-				// The next log's: hold it, and end this one.
-				r.l.pending = line
-				r.done = true
-				return 0, io.EOF
+			if runLine(chunk, more) {
+				if r.sawRun {
+					// The next log's: hold it, and end this one.
+					r.l.pending = append([]byte(nil), chunk...)
+					r.l.pendingMore = more
+					r.done = true
+					return 0, io.EOF
+				}
+				r.sawRun = true
 			}
-			r.sawRun = true
 		}
-		r.buf = line
+		r.own = append(r.own[:0], chunk...)
+		r.buf = r.own
 	}
 	n := copy(p, r.buf)
 	r.buf = r.buf[n:]
@@ -101,15 +114,66 @@ func (r *logReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// isRunLine reports whether a line of an NDJSON log is a run event. Most
-// lines are not and hold no "run" string at all, so only those that do
-// are decoded.
-func isRunLine(line []byte) bool {
+// runLine reports whether a line of an NDJSON log, or the first piece of
+// a longer one (more), is a run event. Most lines are not and hold no
+// "run" string at all, so only those that do are decoded.
+func runLine(line []byte, more bool) bool {
 	if !bytes.Contains(line, []byte(`"run"`)) {
 		return false
+	}
+	if more {
+		ev, ok := eventOfPrefix(line)
+		return ok && ev == "run"
 	}
 	var head struct {
 		Event *string `json:"event"`
 	}
 	return json.Unmarshal(line, &head) == nil && head.Event != nil && *head.Event == "run"
+}
+
+// eventOfPrefix finds the value of the top-level "event" key in the start
+// of a JSON object, when it is there.
+func eventOfPrefix(buf []byte) (string, bool) {
+	i := skipSpace(buf, 0)
+	if i >= len(buf) || buf[i] != '{' {
+		return "", false
+	}
+	i++
+	depth, expectKey := 0, true
+	for i < len(buf) {
+		switch c := buf[i]; {
+		case c == '"':
+			j := stringEnd(buf, i)
+			if j < 0 {
+				return "", false
+			}
+			if depth == 0 && expectKey {
+				expectKey = false
+				if string(buf[i:j]) == `"event"` {
+					k := skipSpace(buf, j)
+					if k >= len(buf) || buf[k] != ':' {
+						return "", false
+					}
+					k = skipSpace(buf, k+1)
+					e := stringEnd(buf, k)
+					if e < 0 {
+						return "", false
+					}
+					return plainString(buf[k:e])
+				}
+			}
+			i = j - 1
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return "", false
+			}
+			depth--
+		case c == ',' && depth == 0:
+			expectKey = true
+		}
+		i++
+	}
+	return "", false
 }

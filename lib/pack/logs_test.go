@@ -92,7 +92,7 @@ func FuzzLogs(f *testing.F) {
 		}
 		for i, lg := range logs[1:] {
 			first, _, _ := strings.Cut(lg, "\n")
-			if !isRunLine([]byte(first)) {
+			if !runLine([]byte(first), false) {
 				t.Fatalf("log %d begins with %q", i+2, first)
 			}
 		}
@@ -100,4 +100,21 @@ func FuzzLogs(f *testing.F) {
 			t.Fatal("split without a run event")
 		}
 	})
+}
+
+// TestLogsLongLines: lines longer than the reader's buffer pass whole and
+// in order, and a long run line still begins the next log.
+func TestLogsLongLines(t *testing.T) {
+	big := strings.Repeat("x", 700<<10)
+	in := `{"event":"run","model":{"identifier":"a"}}` + "\n" +
+		`{"event":"input","name":"a","content":"` + big + `"}` + "\n" +
+		`{"event":"run","model":{"identifier":"b"},"metadata":{"pad":"` + big + `"}}` + "\n" +
+		`{"event":"step","tool":"x","output":"` + big + `run"}` + "\n"
+	logs, _ := readLogs(t, in)
+	if len(logs) != 2 || strings.Join(logs, "") != in {
+		t.Fatalf("%d logs; joined equal: %v", len(logs), strings.Join(logs, "") == in)
+	}
+	if !strings.HasPrefix(logs[1], `{"event":"run","model":{"identifier":"b"}`) {
+		t.Fatalf("the second log begins with %.60q", logs[1])
+	}
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 )
 
 // Build reads an execution log, either form, and returns its manifest. The
@@ -139,11 +141,26 @@ func (b *builder) readStream(br *bufio.Reader) error {
 	var line []byte
 	for lineNo := 1; ; lineNo++ {
 		var err error
-		line, err = ReadLine(br, line[:0])
+		var whole bool
+		line, whole, err = readLineUpTo(br, line[:0], bigLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		b.line = lineNo
+		if !whole || (allLong && len(bytes.TrimSpace(line)) > 0) {
+			// A long line: read as a stream, not held.
+			err := b.bigEvent(line, br, lineNo, func(ev string) error {
+				return b.dispatch(ev, nil, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs)
+			})
+			b.parsed, b.stored, line = nil, nil, nil
+			if err != nil {
+				return err
+			}
+			if b.fatal != nil {
+				return b.fatal
+			}
+			continue
+		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
 			if err := b.event(t, lineNo, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs); err != nil {
 				return err
@@ -166,7 +183,10 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 	var head struct {
 		Event *string `json:"event"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
+	defer func() { b.parsed = nil }() // an event that never reached object
+	if ev, ok := b.quickEvent(raw); ok {
+		head.Event = &ev
+	} else if err := json.Unmarshal(raw, &head); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			return &SyntaxError{Line: lineNo, Column: int(se.Offset), Offset: se.Offset, Msg: se.Error()}
@@ -178,7 +198,13 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 		b.problem("", "no \"event\" key; every line of an NDJSON log is an event (run, prompt, input, step, output)")
 		return nil
 	}
-	switch *head.Event {
+	return b.dispatch(*head.Event, raw, sawRun, prompts, inputs, steps, outputs)
+}
+
+// dispatch adds the event ev, whose line is raw (or, for a long line, nil
+// with its members in b.parsed).
+func (b *builder) dispatch(ev string, raw []byte, sawRun *bool, prompts, inputs, steps, outputs *int) error {
+	switch ev {
 	case "run":
 		if *sawRun {
 			b.problem("", "a second run event; give run once")
@@ -206,9 +232,34 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 		b.addOutput(raw, *outputs)
 		*outputs++
 	default:
-		b.problem("event", "unknown event %q (run, prompt, input, step or output)", *head.Event)
+		b.problem("event", "unknown event %q (run, prompt, input, step or output)", ev)
 	}
 	return nil
+}
+
+// quickEvent is the happy path of event: a line jcs finds valid (so
+// encoding/json would too, and object would find no problem) is split
+// once, here, and the builder takes the members from b.parsed instead of
+// decoding the line again. Anything else (ok false) takes the path that
+// finds and words the problem.
+func (b *builder) quickEvent(raw []byte) (string, bool) {
+	canon, err := jcs.Append(b.scratch[:0], raw)
+	if cap(canon) <= 4<<20 {
+		b.scratch = canon[:0]
+	}
+	if err != nil {
+		return "", false
+	}
+	obj, ok := splitObject(raw)
+	if !ok {
+		return "", false
+	}
+	ev, ok := plainString(obj["event"])
+	if !ok {
+		return "", false
+	}
+	b.parsed = obj
+	return ev, true
 }
 
 // readDocument reads one JSON document, streaming the four arrays element by

@@ -12,63 +12,32 @@ import (
 
 // stepSpill keeps the steps of a manifest being built in a scratch file,
 // each as its canonical encoding, so the memory of ctx pack does not grow
-// with the number of steps (a 200 MB session has about 92,000). A step
-// whose output is still being read from a file stays in memory until the
-// end (held), since its output_ref is not known yet; the file records an
-// empty entry in its place, so the order is kept.
+// with the number of steps (a 200 MB session has about 92,000). The
+// builder adds a step once its output's ref is known (builder.flushSteps).
 type stepSpill struct {
 	f     *os.File
 	w     *bufio.Writer
-	n     int           // steps added
-	held  map[int]*Step // steps kept in memory, by index
-	tools []string      // the tools of tool_call steps, in order of first use
+	n     int      // steps added
+	tools []string // the tools of tool_call steps, in order of first use
 	seen  map[string]bool
 	err   error // the first write error; the build fails with it
 }
 
 func newStepSpill(f *os.File) *stepSpill {
-	return &stepSpill{f: f, w: bufio.NewWriterSize(f, 256<<10), held: map[int]*Step{}, seen: map[string]bool{}}
+	return &stepSpill{f: f, w: bufio.NewWriterSize(f, 256<<10), seen: map[string]bool{}}
 }
 
-// put adds step st, whose output and normalised output are s and norm:
-// when both are known, their refs go into the step and it goes to the file
-// (put returns nil slots); otherwise it is held, with its slots returned
-// for the build to wait on.
-func (sp *stepSpill) put(st Step, s, norm *slot) (*slot, *slot) {
-	hold := (s != nil && s.ch != nil) || (norm != nil && norm.ch != nil)
-	if hold {
-		sp.add(&st, true)
-		return s, norm
-	}
-	if s != nil {
-		h, n := s.hash, s.size
-		st.OutputRef, st.OutputSize = &h, &n
-	}
-	if norm != nil {
-		h := norm.hash
-		st.NormalizedOutputRef = &h
-	}
-	sp.add(&st, false)
-	return nil, nil
-}
-
-// add appends step s; hold keeps it in memory (its output is not known
-// yet, see above).
-func (sp *stepSpill) add(s *Step, hold bool) {
+// add appends step s.
+func (sp *stepSpill) add(s *Step) {
 	if s.Type == "tool_call" && !sp.seen[s.Tool] {
 		sp.seen[s.Tool] = true
 		sp.tools = append(sp.tools, s.Tool)
 	}
 	sp.n++
-	var rec []byte
-	if hold {
-		sp.held[s.Index] = s
-	} else {
-		var err error
-		if rec, err = encodeStep(s); err != nil {
-			sp.fail(err)
-			return
-		}
+	rec, err := encodeStep(s)
+	if err != nil {
+		sp.fail(err)
+		return
 	}
 	var head [binary.MaxVarintLen64]byte
 	k := binary.PutUvarint(head[:], uint64(len(rec)))
@@ -109,18 +78,12 @@ func (sp *stepSpill) writeSteps(w io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("the steps' scratch file, step %d: %w", i, err)
 		}
-		if size == 0 {
-			if rec, err = encodeStep(sp.held[i]); err != nil {
-				return err
-			}
-		} else {
-			if uint64(cap(rec)) < size {
-				rec = make([]byte, size)
-			}
-			rec = rec[:size]
-			if _, err := io.ReadFull(r, rec); err != nil {
-				return fmt.Errorf("the steps' scratch file, step %d: %w", i, err)
-			}
+		if uint64(cap(rec)) < size {
+			rec = make([]byte, size)
+		}
+		rec = rec[:size]
+		if _, err := io.ReadFull(r, rec); err != nil {
+			return fmt.Errorf("the steps' scratch file, step %d: %w", i, err)
 		}
 		if i > 0 {
 			if _, err := w.Write([]byte{','}); err != nil {

@@ -57,15 +57,27 @@ func (s *Store) writeTo(f *os.File, p []byte) (int, error) {
 // storeWriter is a temporary file as a writer that remembers its first
 // error, so a failed copy can be blamed on the store or on the source.
 type storeWriter struct {
-	s   *Store
-	f   *os.File
-	err error
+	s       *Store
+	f       *os.File
+	err     error
+	written int64 // bytes written
+	kicked  int64 // bytes handed to the disk's writeback (startWriteback)
 }
+
+// writebackChunk is how much of a large object is written before the
+// system is asked to start writing it to disk, so the one sync at the end
+// of the batch waits for the last chunk rather than the whole file.
+const writebackChunk = 32 << 20
 
 func (w *storeWriter) Write(p []byte) (int, error) {
 	n, err := w.s.writeTo(w.f, p)
 	if err != nil && w.err == nil {
 		w.err = err
+	}
+	w.written += int64(n)
+	if w.written-w.kicked >= writebackChunk {
+		startWriteback(w.f, w.kicked, w.written-w.kicked)
+		w.kicked = w.written
 	}
 	return n, err
 }

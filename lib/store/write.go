@@ -61,6 +61,7 @@ type Batch struct {
 type fileJob struct {
 	tree *Tree
 	rel  string
+	data []byte // PutBytesAsync: these bytes, not a file
 	ch   chan<- Result
 }
 
@@ -167,7 +168,19 @@ type Result struct {
 // channel that yields the result. A few files are read at once; PutFile
 // blocks while all readers are busy, which keeps memory bounded.
 func (b *Batch) PutFile(tree *Tree, rel string) <-chan Result {
+	return b.put(fileJob{tree: tree, rel: rel})
+}
+
+// PutBytesAsync stores data in the background, as PutFile stores a file:
+// hashing and writing overlap with the caller's work (reading the rest of
+// a log). data must not change until the result is in.
+func (b *Batch) PutBytesAsync(data []byte) <-chan Result {
+	return b.put(fileJob{data: data})
+}
+
+func (b *Batch) put(j fileJob) <-chan Result {
 	ch := make(chan Result, 1)
+	j.ch = ch
 	b.sendMu.RLock()
 	defer b.sendMu.RUnlock()
 	if b.stopped {
@@ -186,14 +199,22 @@ func (b *Batch) PutFile(tree *Tree, rel string) <-chan Result {
 	jobs := b.jobs
 	b.mu.Unlock()
 	b.wg.Add(1)
-	jobs <- fileJob{tree: tree, rel: rel, ch: ch}
+	jobs <- j
 	return ch
 }
 
 func (b *Batch) reader(jobs <-chan fileJob) {
 	defer b.readers.Done()
 	for j := range jobs {
-		h, size, err := b.putFile(j.tree, j.rel)
+		var h Hash
+		var size int64
+		var err error
+		if j.tree == nil {
+			size = int64(len(j.data))
+			h, err = b.PutBytes(j.data)
+		} else {
+			h, size, err = b.putFile(j.tree, j.rel)
+		}
 		j.ch <- Result{Hash: h, Size: size, Err: err}
 		b.wg.Done()
 	}
