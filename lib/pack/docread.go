@@ -117,8 +117,7 @@ func (d *docReader) value(c byte, state string) error {
 		inStr = true
 	}
 	for depth > 0 || inStr {
-		c, err := d.br.ReadByte()
-		if err != nil {
+		if _, err := d.br.Peek(1); err != nil {
 			if errors.Is(err, io.EOF) {
 				if e := d.invalid(state); e != nil {
 					return e
@@ -127,30 +126,75 @@ func (d *docReader) value(c byte, state string) error {
 			}
 			return err
 		}
-		if c == '\n' {
-			d.prevNL = d.lastNL
-			d.line++
-			d.lastNL = d.off
+		// A buffer at a time: strings are skipped to their next quote or
+		// backslash with IndexByte.
+		buf, _ := d.br.Peek(d.br.Buffered())
+		i := 0
+		nq, nb := -1, -1 // the next quote and backslash at or after i, once found
+		for i < len(buf) && (depth > 0 || inStr) {
+			if inStr {
+				if esc {
+					esc = false
+					i++
+					continue
+				}
+				if nq < i {
+					if nq = bytes.IndexByte(buf[i:], '"'); nq >= 0 {
+						nq += i
+					} else {
+						nq = len(buf)
+					}
+				}
+				if nb < i {
+					if nb = bytes.IndexByte(buf[i:], '\\'); nb >= 0 {
+						nb += i
+					} else {
+						nb = len(buf)
+					}
+				}
+				switch {
+				case nb < nq:
+					i = nb + 1
+					esc = true
+				case nq < len(buf):
+					i = nq + 1
+					inStr = false
+				default:
+					i = len(buf)
+				}
+				continue
+			}
+			switch buf[i] {
+			case '"':
+				inStr = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+			}
+			i++
 		}
-		d.off++
-		d.val = append(d.val, c)
-		switch {
-		case inStr && esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case inStr && c == '"':
-			inStr = false
-		case inStr:
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-		}
+		d.consume(buf[:i])
 	}
 	return nil
+}
+
+// consume adds span, the next bytes of the input, to d.val and moves past
+// them, counting their lines.
+func (d *docReader) consume(span []byte) {
+	d.val = append(d.val, span...)
+	if n := bytes.Count(span, []byte{'\n'}); n > 0 {
+		last := bytes.LastIndexByte(span, '\n')
+		if prev := bytes.LastIndexByte(span[:last], '\n'); prev >= 0 {
+			d.prevNL = d.off + int64(prev)
+		} else {
+			d.prevNL = d.lastNL
+		}
+		d.lastNL = d.off + int64(last)
+		d.line += n
+	}
+	d.off += int64(len(span))
+	_, _ = d.br.Discard(len(span))
 }
 
 // valid checks d.val with encoding/json: a syntax error at its first bad
@@ -306,6 +350,13 @@ func (b *builder) member(d *docReader, k string) error {
 			return err
 		}
 		raw := json.RawMessage(bytes.Clone(d.val))
+		if add != nil && strings.ContainsRune("-0123456789", rune(c)) {
+			// The reference reads a number given for an array as a
+			// float64, which one beyond its range is not.
+			if _, err := strconv.ParseFloat(string(d.val), 64); err != nil {
+				return at(d.off, d.line, d.lastNL, "json: cannot unmarshal number "+string(d.val)+" into Go value of type float64")
+			}
+		}
 		switch {
 		case add != nil:
 			b.problem(k, "must be an array")
