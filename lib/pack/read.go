@@ -38,7 +38,11 @@ func Build(r io.Reader, sink Sink, opts Options) (res *Result, err error) {
 		err = b.readStream(br)
 	} else {
 		b.document = true
-		err = b.readDocument(br)
+		if slowDocument {
+			err = b.readDocumentSlow(br)
+		} else {
+			err = b.readDocumentFast(br)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -262,9 +266,14 @@ func (b *builder) quickEvent(raw []byte) (string, bool) {
 	return ev, true
 }
 
-// readDocument reads one JSON document, streaming the four arrays element by
-// element so a log with many steps is never held whole.
-func (b *builder) readDocument(br *bufio.Reader) error {
+// slowDocument makes Build read documents with readDocumentSlow (tests).
+var slowDocument = false
+
+// readDocumentSlow reads one JSON document with encoding/json's Decoder,
+// streaming the four arrays element by element so a log with many steps
+// is never held whole. Build reads documents with readDocumentFast; this
+// is the reference it is held to (FuzzDocumentReader).
+func (b *builder) readDocumentSlow(br *bufio.Reader) error {
 	pr := &posReader{r: br, lastNL: -1}
 	dec := json.NewDecoder(pr)
 	fail := func(err error) error { return pr.syntaxError(dec, err) }
