@@ -60,7 +60,7 @@ func parseHex(hx, orig string) (Hash, error) {
 	if len(hx) != 2*len(h) {
 		return Hash{}, fmt.Errorf("%q is not a sha256:<hex> reference", orig)
 	}
-	if _, err := hex.Decode(h[:], []byte(strings.ToLower(hx))); err != nil {
+	if _, err := hex.Decode(h[:], []byte(hx)); err != nil { // either case
 		return Hash{}, fmt.Errorf("%q is not a sha256:<hex> reference", orig)
 	}
 	return h, nil
