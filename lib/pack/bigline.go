@@ -358,23 +358,17 @@ func unescapeTo(l *lineReader, w io.Writer) error {
 }
 
 func (l *lineReader) hex4() (rune, error) {
-	var r rune
-	for i := 0; i < 4; i++ {
+	var b [4]byte
+	for i := range b {
 		c, err := l.byte()
 		if err != nil {
 			return 0, l.eof(err)
 		}
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, l.syntax("invalid \\u escape in string")
-		}
-		r = r<<4 | rune(c)
+		b[i] = c
+	}
+	r, ok := jcs.Hex4(b[:], 0)
+	if !ok {
+		return 0, l.syntax("invalid \\u escape in string")
 	}
 	return r, nil
 }

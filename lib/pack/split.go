@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 )
 
 // splitObject splits a JSON object that jcs has found valid into its
@@ -175,7 +177,7 @@ func unescape(body []byte) (string, bool) {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r, ok := hex4(body, i+2)
+			r, ok := jcs.Hex4(body, i+2)
 			if !ok {
 				return "", false
 			}
@@ -184,7 +186,7 @@ func unescape(body []byte) (string, bool) {
 				if i+6 > len(body) || body[i] != '\\' || body[i+1] != 'u' {
 					return "", false
 				}
-				r2, ok := hex4(body, i+2)
+				r2, ok := jcs.Hex4(body, i+2)
 				if !ok {
 					return "", false
 				}
@@ -201,25 +203,4 @@ func unescape(body []byte) (string, bool) {
 		i += 2
 	}
 	return string(out), true
-}
-
-func hex4(b []byte, i int) (rune, bool) {
-	if i+4 > len(b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }

@@ -677,7 +677,7 @@ func (p *parser) escape(out []byte, i int) ([]byte, int) {
 	case 't':
 		return append(out, '\\', 't'), 2
 	case 'u':
-		r, ok := hex4(src, i+2)
+		r, ok := Hex4(src, i+2)
 		if !ok {
 			p.fail(i, "invalid \\u escape in string")
 			return out, 0
@@ -686,7 +686,7 @@ func (p *parser) escape(out []byte, i int) ([]byte, int) {
 		if r >= 0xD800 && r < 0xE000 {
 			lo, ok := rune(0), false
 			if r < 0xDC00 && i+12 <= len(src) && src[i+6] == '\\' && src[i+7] == 'u' {
-				lo, ok = hex4(src, i+8)
+				lo, ok = Hex4(src, i+8)
 				ok = ok && lo >= 0xDC00 && lo < 0xE000
 			}
 			if !ok {
@@ -703,7 +703,9 @@ func (p *parser) escape(out []byte, i int) ([]byte, int) {
 	}
 }
 
-func hex4(src []byte, i int) (rune, bool) {
+// Hex4 decodes the 4 hex digits of a \u escape at src[i:]; ok is false
+// when there are not 4 or they are not all hex.
+func Hex4(src []byte, i int) (rune, bool) {
 	if i+4 > len(src) {
 		return 0, false
 	}
@@ -797,9 +799,9 @@ func unescape(out, raw []byte) []byte {
 		case 't':
 			out = append(out, '\t')
 		case 'u':
-			r, _ := hex4(raw, i+2)
+			r, _ := Hex4(raw, i+2)
 			if r >= 0xD800 && r < 0xDC00 {
-				lo, _ := hex4(raw, i+8)
+				lo, _ := Hex4(raw, i+8)
 				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
 				i += 6
 			}
