@@ -94,12 +94,12 @@ func (b *Batch) Has(h Hash) bool {
 // checks the hash.
 func (b *Batch) Open(h Hash) (*Object, error) {
 	b.mu.Lock()
-	tmp, pending := b.pending[h]
+	ref, pending := b.pending[h]
 	b.mu.Unlock()
 	if !pending {
 		return b.s.Open(h)
 	}
-	f, err := os.Open(tmp)
+	f, err := os.Open(b.s.tempPath(h, ref))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &NotFoundError{Hash: h}

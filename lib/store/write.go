@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 )
@@ -45,7 +46,7 @@ type Batch struct {
 	s *Store
 
 	mu      sync.Mutex
-	pending map[Hash]string // hash -> temporary file
+	pending map[Hash]tempRef // hash -> its temporary file
 	stats   Stats
 	known   map[Hash]bool // present before this batch
 	cache   *StatCache    // consulted and filled by PutFile; nil for none
@@ -67,7 +68,7 @@ type fileJob struct {
 
 // NewBatch starts a batch of writes.
 func (s *Store) NewBatch() *Batch {
-	return &Batch{s: s, pending: map[Hash]string{}, known: map[Hash]bool{}}
+	return &Batch{s: s, pending: map[Hash]tempRef{}, known: map[Hash]bool{}}
 }
 
 // readers is how many files a batch reads at once: reading, hashing and
@@ -129,8 +130,7 @@ func (b *Batch) putBytes(h Hash, data []byte) error {
 	if err != nil {
 		return err
 	}
-	b.addPending(h, tmp, int64(len(data)))
-	return nil
+	return b.addPending(h, tmp, int64(len(data)))
 }
 
 // PutReader streams r into the store, hashing while writing, and returns the
@@ -153,8 +153,7 @@ func (b *Batch) PutReader(r io.Reader) (Hash, int64, error) {
 		os.Remove(tmp)
 		return h, n, err
 	}
-	b.addPending(h, tmp, n)
-	return h, n, nil
+	return h, n, b.addPending(h, tmp, n)
 }
 
 // Result is the outcome of an asynchronous put.
@@ -322,18 +321,58 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 	return true, nil
 }
 
-func (b *Batch) addPending(h Hash, tmp string, n int64) {
+func (b *Batch) addPending(h Hash, tmp string, n int64) error {
+	ref, ok := b.s.tempRefOf(h, tmp)
+	if !ok {
+		os.Remove(tmp)
+		return fmt.Errorf("temporary file %s: not a name the store makes", tmp)
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, dup := b.pending[h]; dup {
 		// Two goroutines stored the same content at once; keep one copy.
 		os.Remove(tmp)
 		b.stats.Reused++
-		return
+		return nil
 	}
-	b.pending[h] = tmp
+	b.pending[h] = ref
 	b.stats.Written++
 	b.stats.BytesWritten += n
+	return nil
+}
+
+// tempRef is where a pending object's temporary file is, in 9 bytes
+// rather than its path: the 8 random bytes of its name (createTemp), and
+// whether it is in tmp/ (written before its hash was known) or beside its
+// final name. A batch of 100,000 new objects keeps 100,000 of them.
+type tempRef struct {
+	rnd   [8]byte
+	inTmp bool
+}
+
+// tempRefOf is the tempRef of tmp, the temporary file of object h.
+func (s *Store) tempRefOf(h Hash, tmp string) (tempRef, bool) {
+	var ref tempRef
+	dir, name := filepath.Split(tmp)
+	hx, ok := strings.CutPrefix(name, tempPrefix)
+	if !ok || len(hx) != 2*len(ref.rnd) {
+		return ref, false
+	}
+	if _, err := hex.Decode(ref.rnd[:], []byte(hx)); err != nil {
+		return ref, false
+	}
+	dir = filepath.Clean(dir)
+	ref.inTmp = dir == s.tmp()
+	return ref, ref.inTmp || dir == s.tempDirFor(h)
+}
+
+// tempPath is the path of object h's temporary file ref.
+func (s *Store) tempPath(h Hash, ref tempRef) string {
+	dir := s.tempDirFor(h)
+	if ref.inTmp {
+		dir = s.tmp()
+	}
+	return filepath.Join(dir, tempPrefix+hex.EncodeToString(ref.rnd[:]))
 }
 
 // writeTemp writes a new read-only temporary file in dir and returns its
@@ -451,21 +490,23 @@ func (b *Batch) CommitLast(last []Hash) error {
 	}
 	defer func() {
 		// Whatever happened, no temporary file of the batch stays.
-		for _, tmp := range b.pending {
-			os.Remove(tmp)
+		for h, ref := range b.pending {
+			os.Remove(b.s.tempPath(h, ref))
 		}
-		b.pending = map[Hash]string{}
+		b.pending = map[Hash]tempRef{}
 	}()
 	if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
 		return err
 	}
-	if err := syncStore(b.s.root, b.pendingFiles(), nil); err != nil {
-		return err
+	if len(b.pending) <= fewSyncs || !syncfs(b.s.root) {
+		if err := syncStore(b.s.root, b.pendingFiles(), nil); err != nil {
+			return err
+		}
 	}
-	second := map[Hash]string{}
+	second := map[Hash]tempRef{}
 	for _, h := range last {
-		if tmp, ok := b.pending[h]; ok {
-			second[h] = tmp
+		if ref, ok := b.pending[h]; ok {
+			second[h] = ref
 			delete(b.pending, h)
 		}
 	}
@@ -481,7 +522,7 @@ func (b *Batch) CommitLast(last []Hash) error {
 		if err := syncStore(b.s.root, nil, b.s.objectDirs(first)); err != nil {
 			return err
 		}
-		b.pending = map[Hash]string{}
+		b.pending = map[Hash]tempRef{}
 		if err := b.s.linkAll(second); err != nil {
 			return err
 		}
@@ -492,7 +533,7 @@ func (b *Batch) CommitLast(last []Hash) error {
 
 // objectDirs lists the directories whose entries linking items changed:
 // each objects/ab/ and objects/ itself (where an objects/ab/ may be new).
-func (s *Store) objectDirs(items map[Hash]string) []string {
+func (s *Store) objectDirs(items map[Hash]tempRef) []string {
 	dirs := []string{filepath.Join(s.root, objectsDir)}
 	seen := map[string]bool{}
 	for h := range items {
@@ -508,7 +549,7 @@ func (s *Store) objectDirs(items map[Hash]string) []string {
 // linkAll links every temporary file under its object's name, several at
 // once, and returns the first error. Each temporary file is gone
 // afterwards, linked or removed.
-func (s *Store) linkAll(items map[Hash]string) error {
+func (s *Store) linkAll(items map[Hash]tempRef) error {
 	// Renames are metadata work the filesystem can do for several
 	// goroutines at once.
 	type item struct {
@@ -532,8 +573,8 @@ func (s *Store) linkAll(items map[Hash]string) error {
 			}
 		}()
 	}
-	for h, tmp := range items {
-		work <- item{h, tmp}
+	for h, ref := range items {
+		work <- item{h, s.tempPath(h, ref)}
 	}
 	close(work)
 	wg.Wait()
@@ -547,8 +588,8 @@ func (s *Store) linkAll(items map[Hash]string) error {
 
 func (b *Batch) pendingFiles() []string {
 	files := make([]string, 0, len(b.pending))
-	for _, p := range b.pending {
-		files = append(files, p)
+	for h, ref := range b.pending {
+		files = append(files, b.s.tempPath(h, ref))
 	}
 	return files
 }
@@ -559,8 +600,8 @@ func (b *Batch) Abort() {
 	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for h, tmp := range b.pending {
-		os.Remove(tmp)
+	for h, ref := range b.pending {
+		os.Remove(b.s.tempPath(h, ref))
 		delete(b.pending, h)
 	}
 }
