@@ -68,19 +68,27 @@ func skipSpace(b []byte, i int) int {
 }
 
 // stringEnd is the index just past the string that starts at b[i], or -1.
+// It jumps from quote to quote (IndexByte); a quote after an odd run of
+// backslashes is escaped.
 func stringEnd(b []byte, i int) int {
 	if i >= len(b) || b[i] != '"' {
 		return -1
 	}
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+	for i++; ; {
+		q := bytes.IndexByte(b[i:], '"')
+		if q < 0 {
+			return -1
 		}
+		j := i + q
+		n := 0
+		for k := j - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
 	}
-	return -1
 }
 
 // valueEnd is the index just past the JSON value that starts at b[i], or
