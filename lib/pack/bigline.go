@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -94,7 +95,7 @@ func (l *lineReader) space() (byte, error) {
 // bigEvent reads the rest of a long event line, whose first bytes are
 // head, and dispatches it as event does.
 func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch func(ev string) error) error {
-	l := &lineReader{r: bufio.NewReaderSize(io.MultiReader(bytesReader(head), br), 256<<10), lineNo: lineNo}
+	l := &lineReader{r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), br), 256<<10), lineNo: lineNo}
 	obj, stored, err := b.bigObject(l)
 	if err != nil {
 		return err
@@ -133,19 +134,6 @@ func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch f
 	}
 	b.parsed, b.stored = obj, stored
 	return dispatch(ev)
-}
-
-func bytesReader(b []byte) io.Reader { return &sliceReader{b: b} }
-
-type sliceReader struct{ b []byte }
-
-func (s *sliceReader) Read(p []byte) (int, error) {
-	if len(s.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, s.b)
-	s.b = s.b[n:]
-	return n, nil
 }
 
 // bigObject reads the event object: its members, with the strings of the
