@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,6 +42,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx/ctxcmd"
 	"github.com/contextsubstrate/ctx/internal/interop"
 	"github.com/contextsubstrate/ctx/internal/registrytest"
+	"github.com/contextsubstrate/ctx/lib/sandbox"
 )
 
 // TestMain registers every ctx-* main, so scripts run the real programs, and
@@ -94,6 +96,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
+			// The Landlock ABI of this kernel, for scripts that print the
+			// sandbox a replay ran in.
+			if abi, err := sandbox.LandlockABI(); err == nil {
+				env.Setenv("SANDBOX_ABI", strconv.Itoa(abi))
+			}
 			env.Setenv("PATH", agent+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
 		},

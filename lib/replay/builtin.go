@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
+	"github.com/contextsubstrate/ctx/lib/sandbox"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
 
@@ -76,7 +77,8 @@ type call struct {
 	out     io.Writer
 	buf     []byte
 	timeout time.Duration
-	env     []string // the environment of programs
+	env     []string         // the environment of programs
+	sb      *sandbox.Sandbox // confines programs (nil: none)
 	// plain asks for the plain result where an executor has two forms (a
 	// SWE-agent window): the step is compared with its normalised output.
 	plain bool
@@ -653,6 +655,7 @@ func shellTool(c *call) error {
 		stderr:  out,
 		env:     c.env,
 		timeout: c.timeout,
+		sb:      c.sb,
 	}
 	code, err := run.run(c.ctx)
 	switch {

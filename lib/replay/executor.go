@@ -11,6 +11,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/execpath"
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/sandbox"
 )
 
 // executor runs the steps of one tool.
@@ -46,6 +47,8 @@ type programExec struct {
 	askVer  bool         // ask the program with --version (ctx-tool-NAME)
 	warn    func(string) // told when --version fails
 	verTime time.Duration
+	sb      *sandbox.Sandbox // confines the program (nil: none)
+	env     []string         // the environment of --version
 }
 
 func (p *programExec) version(ctx context.Context) (string, bool) {
@@ -60,7 +63,9 @@ func (p *programExec) version(ctx context.Context) (string, bool) {
 			dir:     p.dir,
 			stdout:  &limitWriter{w: &out, n: 4 << 10},
 			stderr:  errs,
+			env:     p.env,
 			timeout: p.verTime,
+			sb:      p.sb,
 		}
 		code, err := run.run(ctx)
 		switch {
@@ -85,6 +90,7 @@ func (p *programExec) run(c *call) error {
 		stderr:  errs,
 		env:     c.env,
 		timeout: c.timeout,
+		sb:      c.sb,
 	}
 	code, err := run.run(c.ctx)
 	switch {
@@ -131,6 +137,7 @@ type executors struct {
 	builtins map[string]builtinKind
 	programs map[string]*programExec // nil value: looked up, none found
 	swe      *sweState
+	env      []string // the environment of programs
 }
 
 func newExecutors(opts *Options, ws *Workspace, agent string) *executors {
@@ -214,11 +221,11 @@ func (e *executors) program(tool string) *programExec {
 			prog = abs
 		}
 		return &programExec{label: "ctx-tool-" + tool, argv: []string{prog}, dir: e.ws.dir,
-			askVer: true, warn: e.opts.warn, verTime: verTime}
+			askVer: true, warn: e.opts.warn, verTime: verTime, sb: e.opts.Sandbox, env: e.env}
 	}
 	if t, ok := e.opts.Tools[tool]; ok {
 		return &programExec{label: "config tool " + tool, argv: commandPath(t.Command, e.opts.ConfigDir),
-			dir: e.ws.dir, ver: t.Version, hasVer: t.Version != ""}
+			dir: e.ws.dir, ver: t.Version, hasVer: t.Version != "", sb: e.opts.Sandbox}
 	}
 	return nil
 }

@@ -106,6 +106,12 @@ func (p *Printer) Report(r *replaystream.Report) error {
 			fmt.Fprintf(p.w, "  %s\n", d)
 		}
 	}
+	if r.Sandbox != "" {
+		fmt.Fprintf(p.w, "sandbox: %s\n", r.Sandbox)
+	}
+	if r.Repository != "" {
+		fmt.Fprintf(p.w, "repository: %s\n", r.Repository)
+	}
 	if r.Saved != "" {
 		fmt.Fprintf(p.w, "saved as %s\n", r.Saved)
 	}

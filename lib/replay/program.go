@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/contextsubstrate/ctx/lib/sandbox"
 )
 
 // A program run: one ctx-tool-NAME program, config tool or shell command.
@@ -20,6 +23,22 @@ type programRun struct {
 	stderr  io.Writer
 	env     []string
 	timeout time.Duration // 0: no limit
+	// sb confines the program (nil: it runs with the user's rights).
+	sb *sandbox.Sandbox
+}
+
+// sandboxed is the command line that runs argv under sb: its program
+// found on PATH as exec would, and readable in the sandbox wherever it
+// lies (a ctx-tool-NAME program, a config tool).
+func sandboxed(sb *sandbox.Sandbox, argv []string) ([]string, error) {
+	prog, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, err
+	}
+	if prog, err = filepath.Abs(prog); err != nil {
+		return nil, err
+	}
+	return sb.Argv(append([]string{prog}, argv[1:]...), prog)
 }
 
 // errTimeout is a program that ran past the step timeout.
@@ -39,7 +58,14 @@ func (p programRun) run(ctx context.Context) (int, error) {
 		cctx, cancel = context.WithTimeout(ctx, p.timeout)
 	}
 	defer cancel()
-	cmd := exec.CommandContext(cctx, p.argv[0], p.argv[1:]...)
+	argv := p.argv
+	if p.sb != nil {
+		var err error
+		if argv, err = sandboxed(p.sb, argv); err != nil {
+			return -1, err
+		}
+	}
+	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
 	cmd.Dir = p.dir
 	if p.stdin != nil {
 		cmd.Stdin = bytes.NewReader(p.stdin)
@@ -49,6 +75,9 @@ func (p programRun) run(ctx context.Context) (int, error) {
 	// the replay: after the program exits, its pipes get this long.
 	cmd.WaitDelay = time.Second
 	ownGroup(cmd)
+	if p.sb != nil {
+		p.sb.Prepare(cmd)
+	}
 	err := cmd.Run()
 	killGroup(cmd)
 	switch {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/replaystream"
+	"github.com/contextsubstrate/ctx/lib/sandbox"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
@@ -36,6 +37,13 @@ type Options struct {
 	// relative commands resolve (the directory holding .ctx).
 	Tools     map[string]ConfigTool
 	ConfigDir string
+	// Sandbox confines every program the replay starts (shell steps,
+	// ctx-tool-NAME programs, config tools); nil runs them with the
+	// user's rights and environment.
+	Sandbox *sandbox.Sandbox
+	// Unconfined says why programs run without a sandbox ("--no-sandbox"),
+	// for the report.
+	Unconfined string
 	// BuiltinVersion is the version the built-ins report ("ctx v1.2.0").
 	BuiltinVersion string
 	// Platform is what the recorded os and arch are compared with; empty
@@ -84,6 +92,7 @@ type runner struct {
 	sum   hash.Hash
 	batch *store.Batch // only when saving
 	env   []string     // the environment of programs, without the per-step part
+	ran   bool         // a program was started
 
 	objects  map[store.Hash]error    // objects found damaged
 	verified map[store.Hash]struct{} // objects found intact (a bounded memo)
@@ -132,10 +141,14 @@ func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack
 		rec:     m.Env(),
 		buf:     make([]byte, 64<<10),
 		sum:     sha256.New(),
-		env:     append(os.Environ(), "CTX_WORKSPACE="+ws.dir, "CTX_PACK="+orig.String()),
 		objects: map[store.Hash]error{}, verified: map[store.Hash]struct{}{}, versions: map[string]bool{}, missing: map[string]int{},
 	}
+	r.env = append(os.Environ(), "CTX_WORKSPACE="+ws.dir, "CTX_PACK="+orig.String())
+	if opts.Sandbox != nil {
+		r.env = opts.Sandbox.Env(os.Environ(), "CTX_WORKSPACE="+ws.dir, "CTX_PACK="+orig.String())
+	}
 	r.ex = newExecutors(&r.opts, ws, sourceAgent(m.Metadata))
+	r.ex.env = r.env
 	if opts.Save {
 		// The saved pack names objects of the original: until it is
 		// indexed, ctx gc deletes nothing (store.LockWrites).
@@ -186,6 +199,15 @@ func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack
 		}
 	}
 	r.closure()
+	if r.ran {
+		rep.Sandbox = "none"
+		if opts.Unconfined != "" {
+			rep.Sandbox = "none (" + opts.Unconfined + ")"
+		}
+		if opts.Sandbox != nil {
+			rep.Sandbox = opts.Sandbox.Name()
+		}
+	}
 	rep.Status = rep.Counts.Fidelity()
 	if rep.Status == replaystream.Unverified {
 		rep.Reason = rep.Counts.Unreproduced()
@@ -281,12 +303,13 @@ func (r *runner) execute(ex executor, s *pack.Step, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	c := &call{ctx: r.ctx, ws: r.ws, p: p, out: out, buf: r.buf, timeout: r.opts.StepTimeout, plain: s.NormalizedOutputRef != nil}
+	c := &call{ctx: r.ctx, ws: r.ws, p: p, out: out, buf: r.buf, timeout: r.opts.StepTimeout, plain: s.NormalizedOutputRef != nil, sb: r.opts.Sandbox}
 	// Programs (plugins, config tools, the shell) get the parameters on
 	// stdin and the step in their environment; file built-ins need neither.
 	if b, builtin := ex.(builtinExec); !builtin || b.kind == kindShell {
 		c.env = append(r.env[:len(r.env):len(r.env)], "CTX_STEP_INDEX="+strconv.Itoa(s.Index), "CTX_TOOL="+s.Tool)
 		c.stdin = append(append(make([]byte, 0, len(s.Parameters)+1), s.Parameters...), '\n')
+		r.ran = true
 	}
 	return ex.run(c)
 }

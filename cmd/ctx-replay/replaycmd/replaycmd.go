@@ -6,11 +6,13 @@ import (
 	"context"
 	"flag"
 	"io"
+	"os"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/pack/replaystream"
 	"github.com/contextsubstrate/ctx/lib/replay"
+	"github.com/contextsubstrate/ctx/lib/sandbox"
 )
 
 const name = "ctx-replay"
@@ -44,6 +46,13 @@ SWE-agent's commands. The steps run in a fresh temporary directory holding
 the pack's inputs, removed afterwards (--keep keeps it); --workdir replays
 against a real tree instead. No path from a step may leave the workspace.
 
+Every program a replay starts (shell steps, ctx-tool-NAME programs, config
+tools) runs in a sandbox (Landlock on Linux): it reads and writes only the
+workspace, reads the system directories (/usr, /etc, ...), has HOME and
+TMPDIR of its own, sees only PATH, LANG, LC_*, TERM, TZ and the variables
+named with --env, and has no network unless --allow-net. Where no sandbox
+can be had, --allow-exec refuses unless --no-sandbox is given.
+
 The output is NDJSON: one "step" line as each step finishes, then one
 "report" line with the status, the counts (steps, reexecuted and one per
 status), the diverged and failed steps, and the dependency drift (tool
@@ -56,6 +65,7 @@ failed), else degraded (a deterministic step diverged), else unverified
 ctx replay --human 3f2b71b8
 ctx replay latest | jq -c 'select(.event == "step" and .status != "matched")'
 ctx replay --allow-exec --step-timeout 5m latest
+ctx replay --allow-exec --env GOFLAGS --allow-net latest
 ctx replay --workdir . --save latest
 ctx replay X | ctx diff X -`,
 	}
@@ -66,6 +76,9 @@ type config struct {
 	workdir     string
 	keep        bool
 	allowExec   bool
+	noSandbox   bool
+	allowNet    bool
+	env         cli.Strings
 	stepTimeout time.Duration
 	out         cli.Output
 	save        bool
@@ -77,6 +90,9 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.workdir, "workdir", "", "replay against the existing `dir`ectory instead of a temporary copy of the inputs")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary workspace and print where it is")
 	fs.BoolVar(&c.allowExec, "allow-exec", false, "run shell tools (bash, shell, execute_command, ...) with /bin/sh -c")
+	fs.BoolVar(&c.noSandbox, "no-sandbox", false, "run programs with your rights, environment and network (no sandbox)")
+	fs.BoolVar(&c.allowNet, "allow-net", false, "let sandboxed programs use the network")
+	fs.Var(&c.env, "env", "pass the variable `NAME` of your environment to sandboxed programs (repeatable)")
 	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after this `duration` (0: no limit)")
 	cli.OutputFlags(fs, &c.out, cli.JSON, "print NDJSON: a line per step, then the report", "print the steps and the report as text")
 	fs.BoolVar(&c.save, "save", false, "store the replay as a new pack whose parent is the original")
@@ -90,14 +106,45 @@ func (c *config) Check([]string) error {
 		return cli.Usagef("--keep keeps the temporary workspace; with --workdir nothing is removed")
 	case len(c.tags) > 0 && !c.save:
 		return cli.Usagef("--tag names the saved replay; give --save too")
+	case c.noSandbox && (c.allowNet || len(c.env) > 0):
+		return cli.Usagef("--allow-net and --env open the sandbox; with --no-sandbox there is none")
 	case c.stepTimeout < 0:
 		return cli.Usagef("--step-timeout must not be negative")
 	}
 	return cli.CheckTags(c.tags)
 }
 
-// Main runs ctx replay with the process's arguments and streams.
-func Main() int { return cli.Main(name, Run) }
+// newSandbox is the sandbox of the replay's programs, or nil and why they
+// run unconfined: --no-sandbox, or no sandbox here (then --allow-exec is
+// refused: shell commands from a pack never run unconfined unasked).
+func newSandbox(cfg *config, ws string) (*sandbox.Sandbox, string, error) {
+	if cfg.noSandbox {
+		return nil, "--no-sandbox", nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, "", cli.Errorf(cli.ExitTrouble, "cannot find ctx-replay's own program to launch the sandbox: %v", err)
+	}
+	sb, err := sandbox.New(exe, sandbox.Policy{Workspace: ws, AllowNet: cfg.allowNet, Env: cfg.env})
+	switch {
+	case err == nil:
+		return sb, "", nil
+	case cfg.allowExec:
+		return nil, "", cli.Errorf(cli.ExitTrouble, "--allow-exec needs a sandbox: %v", err).
+			WithHint("--no-sandbox runs the pack's shell commands with your rights, environment and network")
+	}
+	return nil, err.Error(), nil
+}
+
+// Main runs ctx replay with the process's arguments and streams, or,
+// started by a replay as the sandbox's launcher, confines itself and
+// executes a step's program.
+func Main() int {
+	if sandbox.IsLaunch(os.Args) {
+		return sandbox.Launch(os.Args[1:])
+	}
+	return cli.Main(name, Run)
+}
 
 // Run is ctx replay.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -119,7 +166,16 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
 	defer ws.Close()
+	sb, unconfined, err := newSandbox(&cfg, ws.Dir())
+	if err != nil {
+		if !cfg.keep {
+			ws.Remove()
+		}
+		return err
+	}
+	opts.Sandbox, opts.Unconfined = sb, unconfined
 	ctx, done := cli.Cleanup(ctx, func() {
+		sb.Close()
 		if !cfg.keep {
 			ws.Remove()
 		}

@@ -173,7 +173,14 @@ type Report struct {
 	Diverged []int      `json:"diverged"`
 	Failed   []int      `json:"failed"`
 	Drift    []Drift    `json:"drift"`
-	Saved    string     `json:"saved,omitempty"`
+	// Sandbox names what confined the programs the replay started
+	// ("landlock ABI 7, no network", "none (--no-sandbox)"); absent when
+	// it started none.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Repository says what the workspace lacks of the run's repository
+	// (a run that names one, replayed without --repo); absent otherwise.
+	Repository string `json:"repository,omitempty"`
+	Saved      string `json:"saved,omitempty"`
 }
 
 // SavedPack returns the pack Saved names, when it names one.

@@ -1,0 +1,24 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+)
+
+// landlockABI: Landlock is Linux's.
+func landlockABI() (int, error) {
+	return 0, fmt.Errorf("no sandbox on %s (replay confines programs with Linux's Landlock)", runtime.GOOS)
+}
+
+// Prepare has nothing to do where New never succeeds.
+func (s *Sandbox) Prepare(*exec.Cmd) {}
+
+// Launch refuses: there is no sandbox to apply here.
+func Launch([]string) int {
+	fmt.Fprintf(os.Stderr, "ctx-replay: error: sandbox: no sandbox on %s\n", runtime.GOOS)
+	return 126
+}
