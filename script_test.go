@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/itchyny/gojq"
 	"github.com/rogpeppe/go-internal/testscript"
@@ -76,6 +78,7 @@ func TestMain(m *testing.M) {
 		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
 		"jq":           func() { os.Exit(runJQ(os.Args[1:])) },
 		"maxrss":       func() { os.Exit(runMaxRSS(os.Args[1:])) },
+		"tcpcat":       func() { os.Exit(runTCPCat(os.Args[1:])) },
 	})
 }
 
@@ -115,6 +118,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	cmds := registrytest.Cmds()
 	cmds["sha256env"] = sha256ToEnv
 	cmds["stdout2env"] = stdoutToEnv
+	cmds["listen"] = listenTCP
 	return cmds
 }
 
@@ -122,12 +126,17 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 // [mountns] holds where this process may make a private mount namespace
 // (unshare -m, as root), so a script can mount a small or read-only
 // filesystem that no one else sees and that vanishes with it.
+// [sandbox] holds where replay can sandbox the programs it starts (Linux
+// with Landlock).
 // [interop:NAME] holds where the real program NAME (docker-registry,
 // chromium, oras, cosign) is installed; see internal/interop.
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "mountns":
 		return exec.Command("unshare", "-m", "true").Run() == nil, nil
+	case "sandbox":
+		_, err := sandbox.LandlockABI()
+		return err == nil, nil
 	}
 	if name, ok := strings.CutPrefix(cond, "interop:"); ok {
 		return interop.Condition(name)
@@ -142,6 +151,46 @@ func stdoutToEnv(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: stdout2env NAME")
 	}
 	ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile("stdout")))
+}
+
+// listenTCP starts a listener on a free port of 127.0.0.1 for the rest of
+// the script, which greets every connection with "hello from the
+// listener": `listen NAME` sets NAME to its port.
+func listenTCP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: listen NAME")
+	}
+	l, err := net.Listen("tcp4", "127.0.0.1:0")
+	ts.Check(err)
+	ts.Defer(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, "hello from the listener\n")
+			c.Close()
+		}
+	}()
+	ts.Setenv(args[0], strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
+}
+
+// runTCPCat is `tcpcat HOST:PORT`: it connects and copies what it reads to
+// stdout, or says why it cannot connect and exits 1.
+func runTCPCat(args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(os.Stderr, "usage: tcpcat HOST:PORT")
+		return 2
+	}
+	c, err := net.DialTimeout("tcp4", args[0], 5*time.Second)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tcpcat:", err)
+		return 1
+	}
+	defer c.Close()
+	io.Copy(os.Stdout, c)
+	return 0
 }
 
 // sha256ToEnv sets an environment variable to the hex SHA-256 of a file:
