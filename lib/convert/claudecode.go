@@ -191,6 +191,9 @@ func (c *claudeCode) session(n node) {
 		}
 	}
 	c.run.Metadata = md
+	if _, done := c.run.Environment["git"]; !done {
+		c.run.Environment = setIf(c.run.Environment, "git", gitEnv(nil, n.key("gitBranch").string(), nil))
+	}
 }
 
 // sessionMeta adds to m the session fields of a line that the run event

@@ -167,6 +167,9 @@ func (c *codex) sessionMeta(p node, pm map[string]any, ts string) error {
 	if t := rfc3339(p.key("timestamp").string()); t != "" {
 		c.run.Created = t
 	}
+	if g, ok := pm["git"].(map[string]any); ok {
+		c.run.Environment = setIf(c.run.Environment, "git", gitEnv(g["commit_hash"], g["branch"], g["repository_url"]))
+	}
 	md := c.run.Metadata
 	md = setIf(md, "session_id", pm["id"])
 	md = setIf(md, "session", rest(pm, "id", "timestamp", "cwd", "instructions", "base_instructions"))

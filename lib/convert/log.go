@@ -130,6 +130,13 @@ func (w *writer) run(r runFields) error {
 		Environment:  w.clean(r.Environment),
 		Metadata:     w.clean(r.Metadata),
 	}
+	if _, repo := r.Environment["git"]; repo {
+		// Where the run happened, in a checkout (ctx replay --repo maps it
+		// to the workspace): the one place the directory is kept as it
+		// was. A run in a scratch directory keeps none, so two runs of one
+		// task compare equal.
+		ev.Environment = setIf(ev.Environment, "working_dir", w.wd.dir)
+	}
 	if err := w.enc.Encode(ev); err != nil {
 		return err
 	}

@@ -384,3 +384,20 @@ func jsonText(v any) (string, error) {
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
+
+// gitEnv is environment.git: the commit, branch and repository URL of the
+// checkout the run worked in, those that are non-empty strings; nil when
+// none is.
+func gitEnv(commit, branch, url any) map[string]any {
+	var g map[string]any
+	g = setIf(g, "commit", str(commit))
+	g = setIf(g, "branch", str(branch))
+	g = setIf(g, "repository_url", str(url))
+	return g
+}
+
+// str is v when it is a string, else "".
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

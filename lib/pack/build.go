@@ -831,7 +831,7 @@ func (b *builder) finishTop() {
 	if raw, ok := top["environment"]; ok && jcs.Kind(raw) == "an object" {
 		var env map[string]json.RawMessage
 		if json.Unmarshal(raw, &env) == nil {
-			for _, k := range []string{"os", "arch", "runtime"} {
+			for _, k := range []string{"os", "arch", "runtime", "working_dir"} {
 				if v, ok := env[k]; ok && jcs.Kind(v) != "a string" && !isNull(v) {
 					b.problem("environment."+k, "must be a string, not %s", jcs.Kind(v))
 				}
@@ -840,6 +840,17 @@ func (b *builder) finishTop() {
 				var tv map[string]string
 				if json.Unmarshal(v, &tv) != nil {
 					b.problem("environment.tool_versions", "must be an object of strings (tool name to version)")
+				}
+			}
+			if v, ok := env["git"]; ok && !isNull(v) {
+				var g map[string]json.RawMessage
+				if json.Unmarshal(v, &g) != nil || jcs.Kind(v) != "an object" {
+					b.problem("environment.git", "must be an object (commit, branch, repository_url), not %s", jcs.Kind(v))
+				}
+				for _, k := range []string{"commit", "branch", "repository_url"} {
+					if x, ok := g[k]; ok && jcs.Kind(x) != "a string" && !isNull(x) {
+						b.problem("environment.git."+k, "must be a string, not %s", jcs.Kind(x))
+					}
 				}
 			}
 		}

@@ -140,6 +140,18 @@ type Environment struct {
 	Arch         string            `json:"arch,omitempty"`
 	Runtime      string            `json:"runtime,omitempty"`
 	ToolVersions map[string]string `json:"tool_versions,omitempty"`
+	// WorkingDir is the directory the run worked in, as the machine
+	// named it; Git the checkout it was (docs/FORMAT.md).
+	WorkingDir string `json:"working_dir,omitempty"`
+	Git        *Git   `json:"git,omitempty"`
+}
+
+// Git is where a run happened: a checkout of Commit (on Branch) of the
+// repository at RepositoryURL. Each may be empty.
+type Git struct {
+	Commit        string `json:"commit,omitempty"`
+	Branch        string `json:"branch,omitempty"`
+	RepositoryURL string `json:"repository_url,omitempty"`
 }
 
 // Env decodes the fields of the environment that ctx reads.
