@@ -41,6 +41,9 @@ type Options struct {
 	// ctx-tool-NAME programs, config tools); nil runs them with the
 	// user's rights and environment.
 	Sandbox *sandbox.Sandbox
+	// Repo is the clone the workspace was checked out from (--repo), for
+	// the report.
+	Repo string
 	// Unconfined says why programs run without a sandbox ("--no-sandbox"),
 	// for the report.
 	Unconfined string
@@ -93,6 +96,7 @@ type runner struct {
 	batch *store.Batch // only when saving
 	env   []string     // the environment of programs, without the per-step part
 	ran   bool         // a program was started
+	wd    workdirMap   // the recorded working directory and the workspace
 
 	objects  map[store.Hash]error    // objects found damaged
 	verified map[store.Hash]struct{} // objects found intact (a bounded memo)
@@ -149,6 +153,7 @@ func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack
 	}
 	r.ex = newExecutors(&r.opts, ws, sourceAgent(m.Metadata))
 	r.ex.env = r.env
+	r.wd = newWorkdirMap(r.rec.WorkingDir, ws.dir)
 	if opts.Save {
 		// The saved pack names objects of the original: until it is
 		// indexed, ctx gc deletes nothing (store.LockWrites).
@@ -208,6 +213,7 @@ func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack
 			rep.Sandbox = opts.Sandbox.Name()
 		}
 	}
+	rep.Repository = repositoryNote(r.rec, opts.Repo)
 	rep.Status = rep.Counts.Fidelity()
 	if rep.Status == replaystream.Unverified {
 		rep.Reason = rep.Counts.Unreproduced()
@@ -278,7 +284,15 @@ func (r *runner) step(i int, s *pack.Step) replaystream.Step {
 
 	at := r.opts.Now()
 	out := r.capture(true)
-	err := r.execute(ex, s, out)
+	var err error
+	if r.wd.rec != "" {
+		om := r.wd.output(out)
+		if err = r.execute(ex, s, om); err == nil {
+			err = om.flush()
+		}
+	} else {
+		err = r.execute(ex, s, out)
+	}
 	h, n, err := out.finish(err)
 	if err != nil {
 		return r.fail(res, err.Error())
@@ -299,7 +313,8 @@ func (r *runner) step(i int, s *pack.Step) replaystream.Step {
 }
 
 func (r *runner) execute(ex executor, s *pack.Step, out io.Writer) error {
-	p, err := parseParams(s.Parameters)
+	raw := r.wd.params(s.Parameters)
+	p, err := parseParams(raw)
 	if err != nil {
 		return err
 	}
@@ -308,7 +323,7 @@ func (r *runner) execute(ex executor, s *pack.Step, out io.Writer) error {
 	// stdin and the step in their environment; file built-ins need neither.
 	if b, builtin := ex.(builtinExec); !builtin || b.kind == kindShell {
 		c.env = append(r.env[:len(r.env):len(r.env)], "CTX_STEP_INDEX="+strconv.Itoa(s.Index), "CTX_TOOL="+s.Tool)
-		c.stdin = append(append(make([]byte, 0, len(s.Parameters)+1), s.Parameters...), '\n')
+		c.stdin = append(append(make([]byte, 0, len(raw)+1), raw...), '\n')
 		r.ran = true
 	}
 	return ex.run(c)

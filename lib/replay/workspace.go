@@ -36,6 +36,9 @@ type Workspace struct {
 	// made holds the directories staging created, so a thousand inputs in
 	// one directory make it once.
 	made map[string]bool
+	// checkout is set when the workspace holds a checkout (--repo): the
+	// inputs replace the files it has under their names.
+	checkout bool
 }
 
 // NewWorkspace is the workspace of a replay: the existing tree workdir
@@ -395,6 +398,11 @@ func (w *Workspace) stage(st *store.Store, f pack.File, buf []byte) (*replaystre
 		return objectDrift(err, f.Name, f.ContentRef), inputReason(err, f.Name, f.ContentRef)
 	}
 	defer obj.Close()
+	if w.checkout {
+		// The input is the run's version of a file of the checkout: it
+		// replaces it (a symlink too, never followed).
+		w.root.Remove(f.Name)
+	}
 	// The workspace is fresh: O_EXCL, so two inputs can never share a file.
 	out, err := w.openFile(f.Name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {

@@ -33,6 +33,9 @@ type Policy struct {
 	// Workspace is the one directory programs may change (and read and
 	// execute in).
 	Workspace string
+	// ReadOnly are directories programs may read beside the system ones
+	// (the objects of the clone a --repo workspace shares).
+	ReadOnly []string
 	// AllowNet leaves the network open.
 	AllowNet bool
 	// Env names variables of the caller's environment passed besides the
@@ -198,7 +201,7 @@ func (s *Sandbox) Argv(argv []string, readable ...string) ([]string, error) {
 	}
 	r := rules{
 		RW:      []string{s.policy.Workspace, s.scratch},
-		RO:      append(SystemDirs(), pathDirs(os.Getenv("PATH"))...),
+		RO:      append(append(SystemDirs(), pathDirs(os.Getenv("PATH"))...), s.policy.ReadOnly...),
 		ROFiles: append(readFiles(), readable...),
 		RWFiles: writeFiles(),
 		NoNet:   !s.policy.AllowNet,

@@ -67,6 +67,7 @@ ctx replay latest | jq -c 'select(.event == "step" and .status != "matched")'
 ctx replay --allow-exec --step-timeout 5m latest
 ctx replay --allow-exec --env GOFLAGS --allow-net latest
 ctx replay --workdir . --save latest
+ctx replay --allow-exec --repo ~/src/proj latest
 ctx replay X | ctx diff X -`,
 	}
 }
@@ -77,6 +78,7 @@ type config struct {
 	keep        bool
 	allowExec   bool
 	noSandbox   bool
+	repo        string
 	allowNet    bool
 	env         cli.Strings
 	stepTimeout time.Duration
@@ -90,6 +92,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.workdir, "workdir", "", "replay against the existing `dir`ectory instead of a temporary copy of the inputs")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary workspace and print where it is")
 	fs.BoolVar(&c.allowExec, "allow-exec", false, "run shell tools (bash, shell, execute_command, ...) with /bin/sh -c")
+	fs.StringVar(&c.repo, "repo", "", "make the workspace a checkout of the run's commit from the clone `dir` (its own tree, index and HEAD untouched), then lay the inputs over it")
 	fs.BoolVar(&c.noSandbox, "no-sandbox", false, "run programs with your rights, environment and network (no sandbox)")
 	fs.BoolVar(&c.allowNet, "allow-net", false, "let sandboxed programs use the network")
 	fs.Var(&c.env, "env", "pass the variable `NAME` of your environment to sandboxed programs (repeatable)")
@@ -102,6 +105,8 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 // Check refuses flags that do not go together.
 func (c *config) Check([]string) error {
 	switch {
+	case c.repo != "" && c.workdir != "":
+		return cli.Usagef("--repo makes a temporary workspace of the run's commit; with --workdir the tree is used as it is")
 	case c.keep && c.workdir != "":
 		return cli.Usagef("--keep keeps the temporary workspace; with --workdir nothing is removed")
 	case len(c.tags) > 0 && !c.save:
@@ -117,7 +122,7 @@ func (c *config) Check([]string) error {
 // newSandbox is the sandbox of the replay's programs, or nil and why they
 // run unconfined: --no-sandbox, or no sandbox here (then --allow-exec is
 // refused: shell commands from a pack never run unconfined unasked).
-func newSandbox(cfg *config, ws string) (*sandbox.Sandbox, string, error) {
+func newSandbox(cfg *config, ws string, readOnly []string) (*sandbox.Sandbox, string, error) {
 	if cfg.noSandbox {
 		return nil, "--no-sandbox", nil
 	}
@@ -125,7 +130,7 @@ func newSandbox(cfg *config, ws string) (*sandbox.Sandbox, string, error) {
 	if err != nil {
 		return nil, "", cli.Errorf(cli.ExitTrouble, "cannot find ctx-replay's own program to launch the sandbox: %v", err)
 	}
-	sb, err := sandbox.New(exe, sandbox.Policy{Workspace: ws, AllowNet: cfg.allowNet, Env: cfg.env})
+	sb, err := sandbox.New(exe, sandbox.Policy{Workspace: ws, ReadOnly: readOnly, AllowNet: cfg.allowNet, Env: cfg.env})
 	switch {
 	case err == nil:
 		return sb, "", nil
@@ -166,7 +171,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
 	defer ws.Close()
-	sb, unconfined, err := newSandbox(&cfg, ws.Dir())
+	var shared []string
+	if cfg.repo != "" {
+		if shared, err = replay.Checkout(ctx, ws, cfg.repo, m.Env()); err != nil {
+			ws.Remove()
+			return cli.Wrap(cli.ExitTrouble, err)
+		}
+		opts.Repo = cfg.repo
+	}
+	sb, unconfined, err := newSandbox(&cfg, ws.Dir(), shared)
 	if err != nil {
 		if !cfg.keep {
 			ws.Remove()

@@ -1,0 +1,157 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/text"
+)
+
+// MissingCommitError is a commit the clone given with --repo does not
+// have.
+type MissingCommitError struct {
+	Dir, Commit, URL string
+}
+
+func (e *MissingCommitError) Error() string {
+	return fmt.Sprintf("--repo %s: commit %s is not in this clone", e.Dir, e.Commit)
+}
+
+// ErrorHints say how to fetch the commit.
+func (e *MissingCommitError) ErrorHints() []string {
+	from := "origin"
+	if e.URL != "" {
+		from = e.URL
+	}
+	return []string{fmt.Sprintf("fetch it: git -C %s fetch %s %s", shellWord(e.Dir), shellWord(from), e.Commit)}
+}
+
+// shellWord quotes s for sh when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// Checkout makes the temporary workspace ws a checkout of the commit the
+// run names (environment.git.commit) from the clone dir: a clone of dir
+// sharing its objects (git clone --shared), its HEAD detached at the
+// commit. dir's working tree, index, HEAD and refs are not touched. It
+// returns the object directories the checkout reads, which a sandboxed
+// step must be able to read too. Inputs staged afterwards replace the
+// checkout's files of the same names.
+func Checkout(ctx context.Context, ws *Workspace, dir string, env pack.Environment) ([]string, error) {
+	if !ws.temp {
+		return nil, errors.New("--repo makes a temporary workspace; it does not go with --workdir")
+	}
+	if env.Git == nil || env.Git.Commit == "" {
+		return nil, errors.New("--repo: the run names no commit (environment.git.commit): there is nothing to check out")
+	}
+	commit := env.Git.Commit
+	if !isHex(commit) || len(commit) < 7 || len(commit) > 64 {
+		return nil, fmt.Errorf("--repo: environment.git.commit %q is not a commit hash", commit)
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("--repo %s: %v", dir, text.UnwrapPath(err))
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("--repo %s is not a directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	common, err := git(ctx, abs, "rev-parse", "--path-format=absolute", "--git-common-dir")
+	if err != nil {
+		return nil, fmt.Errorf("--repo %s is not a git clone: %v", dir, err)
+	}
+	url := ""
+	if env.Git != nil {
+		url = env.Git.RepositoryURL
+	}
+	full, err := git(ctx, abs, "rev-parse", "--verify", "--quiet", "--end-of-options", commit+"^{commit}")
+	if err != nil {
+		return nil, &MissingCommitError{Dir: dir, Commit: commit, URL: url}
+	}
+	if _, err := git(ctx, ws.dir, "clone", "--quiet", "--shared", "--no-checkout", "--", abs, "."); err != nil {
+		return nil, fmt.Errorf("--repo %s: cannot clone it into the workspace: %v", dir, err)
+	}
+	if _, err := git(ctx, ws.dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", full); err != nil {
+		return nil, fmt.Errorf("--repo %s: cannot check out %s: %v", dir, commit, err)
+	}
+	ws.checkout = true
+	objects := []string{filepath.Join(common, "objects")}
+	// The clone's own alternates (a clone of a shared clone) are read too.
+	if b, err := os.ReadFile(filepath.Join(common, "objects", "info", "alternates")); err == nil {
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && filepath.IsAbs(l) {
+				objects = append(objects, l)
+			}
+		}
+	}
+	return objects, nil
+}
+
+// git runs git in dir with the caller's environment less the variables
+// that would point it at another repository, and returns its output,
+// trimmed, or its last line of stderr as the error.
+func git(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Run(); err != nil {
+		if l := strings.TrimSpace(errs.String()); l != "" {
+			lines := strings.Split(l, "\n")
+			return "", errors.New(lines[len(lines)-1])
+		}
+		return "", err
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+// isHex reports whether s is lower- or upper-case hex digits.
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// repositoryNote is the report's repository sentence: what the workspace
+// holds of the repository the run worked in, or how to give it.
+func repositoryNote(env pack.Environment, repo string) string {
+	g := env.Git
+	if g == nil || g.Commit == "" && g.RepositoryURL == "" {
+		return ""
+	}
+	what := "the run worked in a checkout"
+	if g.RepositoryURL != "" {
+		what += " of " + g.RepositoryURL
+	}
+	if g.Commit != "" {
+		what += " at " + g.Commit
+	}
+	if g.Branch != "" {
+		what += " (" + g.Branch + ")"
+	}
+	if repo != "" {
+		return what + "; the workspace is that commit, from " + repo
+	}
+	return what + "; the workspace lacks it: give a clone with --repo DIR"
+}
