@@ -44,7 +44,11 @@ where the agent showed its result in its own form, else its output):
 Tools resolve per agent: a SWE-agent run's open, goto, edit, ... are
 SWE-agent's commands. The steps run in a fresh temporary directory holding
 the pack's inputs, removed afterwards (--keep keeps it); --workdir replays
-against a real tree instead. No path from a step may leave the workspace.
+against a real tree instead, and --repo CLONE makes the workspace a checkout
+of the commit the run names (environment.git) from the user's clone, the
+inputs laid over it; the run's recorded working directory maps to the
+workspace in parameters and back in outputs. No path from a step may leave
+the workspace.
 
 Every program a replay starts (shell steps, ctx-tool-NAME programs, config
 tools) runs in a sandbox (Landlock on Linux): it reads and writes only the
