@@ -376,6 +376,33 @@ func writeReplayRun(dir string, files, steps int) error {
 	})
 }
 
+// writeShellRun writes, under dir, run.json: a run with steps inputs and
+// as many shell steps, step s running cat on input s and recording its
+// content.
+func writeShellRun(dir string, steps int) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeFile(filepath.Join(dir, "run.json"), func(w *bufio.Writer) error {
+		w.WriteString(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"prompts":[],"inputs":[`)
+		for i := 0; i < steps; i++ {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			fmt.Fprintf(w, `{"name":%q,"content":%q}`, replayName(i), replayContent(i))
+		}
+		w.WriteString(`],"steps":[`)
+		for i := 0; i < steps; i++ {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			fmt.Fprintf(w, `{"tool":"bash","parameters":{"command":%q},"output":%q}`, "cat "+replayName(i), replayContent(i))
+		}
+		_, err := w.WriteString("]}\n")
+		return err
+	})
+}
+
 // writeSession writes a Claude Code session transcript of at least target
 // bytes: one prompt, then turns of assistant text and a Read, Edit or Bash
 // call with its result (and the toolUseResult Claude Code keeps beside

@@ -26,6 +26,7 @@ type sizes struct {
 	packs                    int   // ctx log
 	steps                    int   // ctx diff and ctx show
 	replayFiles, replaySteps int   // ctx replay
+	shellSteps               int   // ctx replay --allow-exec, sandboxed and not
 	sessionBytes             int   // ctx convert
 	recordSpans              int   // ctx record's ingest
 	rolloutBytes             int   // ctx convert of a Codex rollout, beside jq
@@ -45,6 +46,7 @@ func fullSizes() sizes {
 		packs:       50000,
 		steps:       10000,
 		replayFiles: 1000, replaySteps: 10000,
+		shellSteps:   200,
 		sessionBytes: 50e6,
 		sessionMBs:   []int{50, 100, 200},
 		recordSpans:  100000,
@@ -63,6 +65,7 @@ func quickSizes() sizes {
 		packs:       300,
 		steps:       500,
 		replayFiles: 50, replaySteps: 500,
+		shellSteps:   20,
 		sessionBytes: 1e6,
 		sessionMBs:   []int{1, 2},
 		recordSpans:  10000,
@@ -96,6 +99,7 @@ func (e benchEnv) workloads() []workload {
 	ws = append(ws, e.manifests()...)
 	ws = append(ws, e.dispatch())
 	ws = append(ws, e.replay())
+	ws = append(ws, e.replaySandbox())
 	ws = append(ws, e.convert())
 	ws = append(ws, e.record()...)
 	ws = append(ws, e.codex()...)
@@ -432,6 +436,57 @@ func (e benchEnv) replay() workload {
 	}
 	w.cmds[0].setup = func() error { w.cmds[0].argv = e.ctx("replay", hash); return nil }
 	w.cmds[1].setup = func() error { w.cmds[1].argv = e.ctx("replay", "--workdir", "tree", hash); return nil }
+	return w
+}
+
+// replaySandbox: the sandbox's cost per step, on shell steps that each
+// read one input (cat), replayed with --allow-exec in the sandbox and with
+// --no-sandbox; the difference, per step, is what confining a program
+// costs (starting the launcher, applying the Landlock rules, the network
+// namespace).
+func (e benchEnv) replaySandbox() workload {
+	dir := filepath.Join(e.work, "replay-sandbox")
+	n := e.size.shellSteps
+	var hash string
+	sandboxed := func() []string { return e.ctx("replay", "--allow-exec", hash) }
+	open := func() []string { return e.ctx("replay", "--allow-exec", "--no-sandbox", hash) }
+	w := workload{
+		name: fmt.Sprintf("ctx replay --allow-exec of %s shell steps, sandboxed and not", count(n)),
+		prepare: func() error {
+			if err := writeShellRun(dir, n); err != nil {
+				return err
+			}
+			if err := runQuiet(dir, e.ctx("init")...); err != nil {
+				return err
+			}
+			var err error
+			if hash, err = runOutput(dir, e.ctx("pack", "--no-sidecars", "run.json")...); err != nil {
+				return err
+			}
+			for _, argv := range [][]string{sandboxed(), open()} {
+				out, err := runOutput(dir, argv...)
+				if err != nil {
+					return err
+				}
+				if last := out[strings.LastIndexByte(out, '\n')+1:]; !strings.Contains(last, `"status":"exact"`) {
+					return fmt.Errorf("%s: the replay is not exact: %s", strings.Join(argv, " "), last)
+				}
+			}
+			return nil
+		},
+		cmds: []command{
+			{label: "ctx replay --allow-exec P (sandboxed)", dir: dir},
+			{label: "ctx replay --allow-exec --no-sandbox P", dir: dir},
+		},
+		rate: rate{per: float64(n), unit: "steps/s"},
+		note: fmt.Sprintf("rate: shell steps replayed per second; each step is /bin/sh -c 'cat FILE' over one of %s inputs", count(n)),
+		summary: func(med []sample) string {
+			return fmt.Sprintf("the sandbox adds %s of wall time and %s of CPU time per step",
+				round((med[0].wall-med[1].wall)/time.Duration(n)), round((med[0].cpu-med[1].cpu)/time.Duration(n)))
+		},
+	}
+	w.cmds[0].setup = func() error { w.cmds[0].argv = sandboxed(); return nil }
+	w.cmds[1].setup = func() error { w.cmds[1].argv = open(); return nil }
 	return w
 }
 
