@@ -53,7 +53,12 @@ func Checkout(ctx context.Context, ws *Workspace, dir string, env pack.Environme
 		return nil, errors.New("--repo makes a temporary workspace; it does not go with --workdir")
 	}
 	if env.Git == nil || env.Git.Commit == "" {
-		return nil, errors.New("--repo: the run names no commit (environment.git.commit): there is nothing to check out")
+		err := errors.New("--repo: the run names no commit (environment.git.commit): there is nothing to check out")
+		if env.Git != nil && env.Git.Branch != "" {
+			// Claude Code records the branch only; its tip has moved since.
+			return nil, text.WithHints(err, fmt.Sprintf("the run names the branch %s: check out the commit it was at then, and replay with --workdir", env.Git.Branch))
+		}
+		return nil, err
 	}
 	commit := env.Git.Commit
 	if !isHex(commit) || len(commit) < 7 || len(commit) > 64 {
