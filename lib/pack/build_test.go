@@ -59,6 +59,8 @@ func TestValidation(t *testing.T) {
 		{"big integer", `{"model":{"identifier":"m","parameters":{"seed":123456789012345678901}},"prompts":[],"steps":[]}`, []string{"model.parameters.seed:"}},
 		{"given twice", `{"model":{"identifier":"m"},"prompts":[],"steps":[],"steps":[]}`, []string{"steps: given twice"}},
 		{"environment types", `{"model":{"identifier":"m"},"prompts":[],"steps":[],"environment":{"os":1,"tool_versions":{"a":2}}}`, []string{"environment.os: must be a string", "environment.tool_versions: must be an object of strings"}},
+		{"where the run happened", `{"model":{"identifier":"m"},"prompts":[],"steps":[],"environment":{"working_dir":["/w"],"git":{"commit":7,"branch":"main"}}}`, []string{"environment.working_dir: must be a string", "environment.git.commit: must be a string"}},
+		{"git not an object", `{"model":{"identifier":"m"},"prompts":[],"steps":[],"environment":{"git":"abc"}}`, []string{"environment.git: must be an object"}},
 		{"lone surrogate", `{"model":{"identifier":"m"},"prompts":[{"content":"\ud800"}],"steps":[]}`, []string{"prompts[0].content:"}},
 	}
 	for _, c := range cases {
