@@ -35,6 +35,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-redact/redactcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-rm/rmcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-serve/servecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-tag/tagcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-verify/verifycmd"
@@ -69,6 +70,7 @@ func TestMain(m *testing.M) {
 		"ctx-redact":   func() { os.Exit(redactcmd.Main()) },
 		"ctx-replay":   func() { os.Exit(replaycmd.Main()) },
 		"ctx-rm":       func() { os.Exit(rmcmd.Main()) },
+		"ctx-serve":    func() { os.Exit(servecmd.Main()) },
 		"ctx-show":     func() { os.Exit(showcmd.Main()) },
 		"ctx-tag":      func() { os.Exit(tagcmd.Main()) },
 		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
