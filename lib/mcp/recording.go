@@ -19,16 +19,16 @@ var ErrNoSession = errors.New("the pack holds no MCP session")
 // initialize result and tools, and each call's answer by tool and
 // canonical arguments.
 type Recording struct {
-	Pack  store.Hash
+	Pack store.Hash
 	// Described holds the answers that describe the server, by input
 	// name (InitializeInput, DiscoverInput).
 	Described map[string]json.RawMessage
-	Tools []json.RawMessage // each tool of tools/list
-	st    *store.Store
-	mu    sync.Mutex
-	calls map[string][]answer
-	next  map[string]int
-	n     int
+	Tools     []json.RawMessage // each tool of tools/list
+	st        *store.Store
+	mu        sync.Mutex
+	calls     map[string][]answer
+	next      map[string]int
+	n         int
 }
 
 type answer struct {
