@@ -95,6 +95,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
+			env.Setenv("NPM", filepath.Join(root, "testdata", "npm"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("PATH", agent+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil

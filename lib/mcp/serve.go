@@ -90,6 +90,22 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 		}
 		sdk.AddTool(t, srv.handler(t.Name))
 	}
+	// The SDK lists tools by name; a recording lists them as the server
+	// did, in one page.
+	recorded := make([]*mcp.Tool, 0, len(rec.Tools))
+	for _, raw := range rec.Tools {
+		t := new(mcp.Tool)
+		_ = json.Unmarshal(raw, t)
+		recorded = append(recorded, t)
+	}
+	sdk.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				return &mcp.ListToolsResult{Tools: recorded}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
 	toolsPage, _ := json.Marshal(map[string]any{"tools": rec.Tools})
 	cfg.Session.SetServer(rec.Described, []json.RawMessage{toolsPage})
 	cfg.Session.SetMeta("recording", rec.Pack.URI())
