@@ -358,3 +358,51 @@ func TestMCPServeRefusesOtherPacks(t *testing.T) {
 		t.Fatalf("ctx serve of a pack without a session: exit %d\n%s", code, errOut)
 	}
 }
+
+// BenchmarkMCPCall times one tools/call (echo) made by the Go SDK's
+// client: straight to the server, through ctx record --mcp, and answered
+// by ctx serve --mcp from a recording. The difference is what ctx adds
+// to a call:
+//
+//	go test -run '^$' -bench BenchmarkMCPCall -benchtime 2000x .
+func BenchmarkMCPCall(b *testing.B) {
+	dir := b.TempDir()
+	server := buildMCPServerB(b, dir)
+	storeDir := filepath.Join(dir, ".ctx")
+	if out, err := exec.Command("ctx-init", dir).CombinedOutput(); err != nil {
+		b.Fatalf("ctx init: %v\n%s", err, out)
+	}
+	args := map[string]any{"text": "hello"}
+	// One recorded call for ctx serve to answer every time.
+	run := func(b *testing.B, prog ...string) {
+		ctx := context.Background()
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+		cmd := exec.Command(prog[0], prog[1:]...)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatalf("%v\n%s", err, stderr.String())
+		}
+		defer cs.Close()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: args}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+	}
+	b.Run("direct", func(b *testing.B) { run(b, server) })
+	b.Run("record", func(b *testing.B) { run(b, "ctx-record", "--store", storeDir, "--mcp", "--tag", "bench", "--", server) })
+	b.Run("serve", func(b *testing.B) { run(b, "ctx-serve", "--store", storeDir, "--mcp", "bench") })
+}
+
+func buildMCPServerB(b *testing.B, dir string) string {
+	bin := filepath.Join(dir, "mcpserver")
+	out, err := exec.Command("go", "build", "-o", bin, "./internal/mcpserver").CombinedOutput()
+	if err != nil {
+		b.Fatalf("go build ./internal/mcpserver: %v\n%s", err, out)
+	}
+	return bin
+}

@@ -80,28 +80,31 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 		Instructions: instructions, HasTools: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
+	// tools/list and tools/call are answered here, not by the SDK's tool
+	// registry: the SDK lists tools by name where a recording lists them as
+	// the server did, and a call of a tool the recording never saw is a
+	// miss like any other (passed through with --on-miss passthrough).
+	recorded := make([]*mcp.Tool, 0, len(rec.Tools))
 	for i, raw := range rec.Tools {
 		t := new(mcp.Tool)
 		if err := json.Unmarshal(raw, t); err != nil || t.Name == "" {
 			return ServeSummary{}, fmt.Errorf("input %s: tool %d: not a tool", ToolsInput, i)
 		}
-		if t.InputSchema == nil {
-			t.InputSchema = json.RawMessage(`{"type":"object"}`)
-		}
-		sdk.AddTool(t, srv.handler(t.Name))
-	}
-	// The SDK lists tools by name; a recording lists them as the server
-	// did, in one page.
-	recorded := make([]*mcp.Tool, 0, len(rec.Tools))
-	for _, raw := range rec.Tools {
-		t := new(mcp.Tool)
-		_ = json.Unmarshal(raw, t)
 		recorded = append(recorded, t)
 	}
 	sdk.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "tools/list" {
+			switch method {
+			case "tools/list":
 				return &mcp.ListToolsResult{Tools: recorded}, nil
+			case "tools/call":
+				if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
+					res, err := srv.call(ctx, call.Params.Name, call.Params.Arguments)
+					if err != nil {
+						return nil, err
+					}
+					return res, nil
+				}
 			}
 			return next(ctx, method, req)
 		}
@@ -129,49 +132,47 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 	return srv.sum, err
 }
 
-func (s *server) handler(tool string) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		start := s.cfg.Now()
-		args := req.Params.Arguments
-		policy := s.cfg.Policy[tool]
-		if policy == "" {
-			policy = PolicyHistory
-		}
-		s.count(func(sum *ServeSummary) { sum.Calls++ })
-		switch policy {
-		case PolicyFail:
-			s.count(func(sum *ServeSummary) { sum.Refused++ })
-			return s.errorResult(tool, args, start, FromPolicy,
-				fmt.Sprintf("ctx serve: tool %q is refused by --policy %s=fail", tool, tool))
-		case PolicyPassthrough:
+// call answers one tools/call by the tool's policy.
+func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	start := s.cfg.Now()
+	policy := s.cfg.Policy[tool]
+	if policy == "" {
+		policy = PolicyHistory
+	}
+	s.count(func(sum *ServeSummary) { sum.Calls++ })
+	switch policy {
+	case PolicyFail:
+		s.count(func(sum *ServeSummary) { sum.Refused++ })
+		return s.errorResult(tool, args, start, FromPolicy,
+			fmt.Sprintf("ctx serve: tool %q is refused by --policy %s=fail", tool, tool))
+	case PolicyPassthrough:
+		return s.passthrough(ctx, tool, args, start)
+	}
+	out, rpcError, ok, err := s.cfg.Recording.Answer(tool, args)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "ctx serve: " + err.Error()}
+	}
+	if !ok {
+		s.count(func(sum *ServeSummary) { sum.Misses++ })
+		if s.cfg.OnMiss == PolicyPassthrough {
 			return s.passthrough(ctx, tool, args, start)
 		}
-		out, rpcError, ok, err := s.cfg.Recording.Answer(tool, args)
-		if err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "ctx serve: " + err.Error()}
-		}
-		if !ok {
-			s.count(func(sum *ServeSummary) { sum.Misses++ })
-			if s.cfg.OnMiss == PolicyPassthrough {
-				return s.passthrough(ctx, tool, args, start)
-			}
-			return s.errorResult(tool, args, start, FromMiss, fmt.Sprintf(
-				"ctx serve: no recorded call of %q with these arguments in %s (arguments: %s)",
-				tool, s.cfg.Recording.Pack.URI(), clip(args, 200)))
-		}
-		s.count(func(sum *ServeSummary) { sum.Recorded++ })
-		s.cfg.Session.Answered(tool, args, start, out, rpcError, FromRecording)
-		if rpcError {
-			we := new(jsonrpc.Error)
-			_ = json.Unmarshal(out, we)
-			return nil, we
-		}
-		res := new(mcp.CallToolResult)
-		if err := json.Unmarshal(out, res); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "ctx serve: the recorded result is not a tool result: " + err.Error()}
-		}
-		return res, nil
+		return s.errorResult(tool, args, start, FromMiss, fmt.Sprintf(
+			"ctx serve: no recorded call of %q with these arguments in %s (arguments: %s)",
+			tool, s.cfg.Recording.Pack.URI(), clip(args, 200)))
 	}
+	s.count(func(sum *ServeSummary) { sum.Recorded++ })
+	s.cfg.Session.Answered(tool, args, start, out, rpcError, FromRecording)
+	if rpcError {
+		we := new(jsonrpc.Error)
+		_ = json.Unmarshal(out, we)
+		return nil, we
+	}
+	res := new(mcp.CallToolResult)
+	if err := json.Unmarshal(out, res); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "ctx serve: the recorded result is not a tool result: " + err.Error()}
+	}
+	return res, nil
 }
 
 func (s *server) count(f func(*ServeSummary)) {
