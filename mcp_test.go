@@ -279,15 +279,7 @@ func TestMCPServeBadInput(t *testing.T) {
 	mcpSession(t, []string{"ctx-record", "--store", storeDir, "--mcp", "--tag", "rec", "--", server},
 		[]mcpCall{{"echo", map[string]any{"text": "hello"}}})
 
-	cmd := exec.Command("ctx-serve", "--store", storeDir, "--mcp", "--max-message", "1", "rec")
-	in, _ := cmd.StdinPipe()
-	outPipe, _ := cmd.StdoutPipe()
-	var errBuf strings.Builder
-	cmd.Stderr = &errBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := bufio.NewReader(outPipe)
+	cmd, in, out, errBuf := rawPipe(t, "ctx-serve", "--store", storeDir, "--mcp", "--max-message", "1", "rec")
 	send := func(line string) map[string]any {
 		t.Helper()
 		if _, err := io.WriteString(in, line+"\n"); err != nil {
@@ -338,6 +330,26 @@ func TestMCPServeBadInput(t *testing.T) {
 	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss; rss > 64<<10 {
 		t.Errorf("ctx serve peaked at %d KiB reading a 3 MiB line over a 1 MiB bound", rss)
 	}
+}
+
+// rawPipe starts a program with pipes for a test that writes raw lines.
+func rawPipe(t *testing.T, prog string, args ...string) (*exec.Cmd, io.WriteCloser, *bufio.Reader, *strings.Builder) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outPipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	errBuf := new(strings.Builder)
+	cmd.Stderr = errBuf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, in, bufio.NewReader(outPipe), errBuf
 }
 
 func toJSON(v any) string {
@@ -405,4 +417,34 @@ func buildMCPServerB(b *testing.B, dir string) string {
 		b.Fatalf("go build ./internal/mcpserver: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// TestMCPRecordInterrupted: SIGTERM to ctx record --mcp in the middle of
+// a session packs the calls so far, the end marked interrupted.
+func TestMCPRecordInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	server := buildMCPServer(t, dir)
+	storeDir := newStoreDir(t)
+	cmd, in, out, errBuf := rawPipe(t, "ctx-record", "--store", storeDir, "--mcp", "--tag", "cut", "--", server)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"kept"}}}`,
+	} {
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := out.ReadString('\n'); err != nil {
+			t.Fatalf("no answer to %s: %v\n%s", line, err, errBuf.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("ctx record after SIGTERM: %v\n%s", err, errBuf.String())
+	}
+	m := showJSON(t, storeDir, "cut")
+	if len(m.Steps) != 1 || m.Steps[0].Tool != "echo" || !strings.Contains(string(m.Metadata), `"end":{"message":"interrupted","state":"error"}`) {
+		t.Fatalf("the interrupted session: steps %+v, metadata %s", m.Steps, m.Metadata)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
 	"syscall"
 	"time"
 
@@ -76,52 +75,8 @@ func Relay(ctx context.Context, cfg RelayConfig) (RelayResult, error) {
 	s := cfg.Session
 	s.SetMeta("command", cfg.Command)
 
-	var outMu sync.Mutex
-	serverDone := make(chan struct{})
-	go func() {
-		defer close(serverDone)
-		lr := newLineReader(fromServer, cfg.MaxMessage)
-		over := lockedWriter{mu: &outMu, w: cfg.Out}
-		for {
-			line, err := lr.next(over)
-			var big *TooLargeError
-			if errors.As(err, &big) {
-				s.Skipped()
-				continue
-			}
-			if err != nil {
-				return
-			}
-			outMu.Lock()
-			_, werr := cfg.Out.Write(append(line, '\n'))
-			outMu.Unlock()
-			observe(line, s.FromServer)
-			if werr != nil {
-				return
-			}
-		}
-	}()
-
-	clientDone := make(chan struct{})
-	go func() {
-		defer close(clientDone)
-		lr := newLineReader(cfg.In, cfg.MaxMessage)
-		for {
-			line, err := lr.next(toServer)
-			var big *TooLargeError
-			if errors.As(err, &big) {
-				s.Skipped()
-				continue
-			}
-			if err != nil {
-				return
-			}
-			observe(line, s.FromClient)
-			if _, err := toServer.Write(append(line, '\n')); err != nil {
-				return
-			}
-		}
-	}()
+	serverDone := pump(fromServer, cfg.Out, cfg.MaxMessage, s, s.FromServer)
+	clientDone := pump(cfg.In, toServer, cfg.MaxMessage, s, s.FromClient)
 
 	var res RelayResult
 	select {
@@ -162,6 +117,33 @@ func Relay(ctx context.Context, cfg RelayConfig) (RelayResult, error) {
 	return res, nil
 }
 
+// pump passes each message of src on to dst unchanged, showing a decoded
+// copy to seen first; a message over the bound is passed on as a stream
+// and counted. The channel closes when src ends or dst fails.
+func pump(src io.Reader, dst io.Writer, max int64, s *Session, seen func(jsonrpc.Message)) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		lr := newLineReader(src, max)
+		for {
+			line, err := lr.next(dst)
+			var big *TooLargeError
+			if errors.As(err, &big) {
+				s.Skipped()
+				continue
+			}
+			if err != nil {
+				return
+			}
+			observe(line, seen)
+			if _, err := dst.Write(append(line, '\n')); err != nil {
+				return
+			}
+		}
+	}()
+	return done
+}
+
 // observe decodes a message (or a batch) with the SDK and shows it to f;
 // what does not decode was still relayed, and is not a call.
 func observe(line []byte, f func(jsonrpc.Message)) {
@@ -181,17 +163,6 @@ func observe(line []byte, f func(jsonrpc.Message)) {
 	if msg, err := jsonrpc.DecodeMessage(line); err == nil {
 		f(msg)
 	}
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func exitCode(err error) int {

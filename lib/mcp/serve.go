@@ -119,14 +119,27 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 	if err != nil {
 		return ServeSummary{}, err
 	}
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = ss.Close()
+		case <-stopped:
+		}
+	}()
 	err = ss.Wait()
 	srv.mu.Lock()
 	defer srv.mu.Unlock()
 	if srv.real != nil {
 		_ = srv.real.Close()
 	}
-	cfg.Session.End("finished", "")
-	if errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+	if ctx.Err() != nil {
+		cfg.Session.End("error", "interrupted")
+	} else {
+		cfg.Session.End("finished", "")
+	}
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		err = nil
 	}
 	return srv.sum, err

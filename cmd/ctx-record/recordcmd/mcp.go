@@ -6,17 +6,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/mcp"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 // recordMCP is ctx record --mcp: the relay, then the pack of its session.
 // Standard output is the protocol, so every word goes to standard error.
 func recordMCP(ctx context.Context, cfg *config, args []string, st *store.Store, stdin io.Reader, stdout, stderr io.Writer) error {
 	msg := cli.Messenger{Name: name, W: stderr}
+	// SIGINT or SIGTERM ends the session and packs what came.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	now, err := cli.Clock()
 	if err != nil {
 		return cli.Usagef("%v", err)
@@ -45,7 +52,7 @@ func recordMCP(ctx context.Context, cfg *config, args []string, st *store.Store,
 		b, _ := json.Marshal(map[string]any{"pack": pub.Hash.URI(), "calls": calls, "server_ended_first": res.ServerFirst})
 		fmt.Fprintf(stderr, "%s\n", b)
 	} else {
-		msg.Notef("packed the MCP session (%d tool calls) as %s", calls, pub.Hash.URI())
+		msg.Notef("packed the MCP session (%s) as %s", text.Plural(calls, "tool call"), pub.Hash.URI())
 	}
 	if res.ServerFirst {
 		msg.Warnf("%s ended before the client disconnected; the calls so far are packed", args[0])

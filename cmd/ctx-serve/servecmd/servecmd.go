@@ -9,11 +9,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/mcp"
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 const name = "ctx-serve"
@@ -114,6 +118,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	msg := cli.Messenger{Name: name, W: stderr}
+	// SIGINT or SIGTERM ends the session and packs what was served.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	h, err := st.ResolvePack(args[0])
 	if err != nil {
 		return cli.NameError(err)
@@ -164,8 +171,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}{pub.Hash.URI(), sum})
 		fmt.Fprintf(stderr, "%s\n", b)
 	} else {
-		msg.Notef("served %d calls (%d from the recording, %d misses, %d passthrough, %d refused by policy); the session is %s",
-			sum.Calls, sum.Recorded, sum.Misses, sum.Passthrough, sum.Refused, pub.Hash.URI())
+		msg.Notef("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s",
+			text.Plural(sum.Calls, "call"), sum.Recorded, sum.Misses, sum.Passthrough, sum.Refused, pub.Hash.URI())
 	}
 	return nil
 }
