@@ -5,11 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -446,5 +450,86 @@ func TestMCPRecordInterrupted(t *testing.T) {
 	m := showJSON(t, storeDir, "cut")
 	if len(m.Steps) != 1 || m.Steps[0].Tool != "echo" || !strings.Contains(string(m.Metadata), `"end":{"message":"interrupted","state":"error"}`) {
 		t.Fatalf("the interrupted session: steps %+v, metadata %s", m.Steps, m.Metadata)
+	}
+}
+
+// TestMCPRecordStreamableHTTP: ctx record --mcp-url relays a server of
+// the streamable HTTP transport (the Go SDK's handler, here on the
+// loopback) on a local port; the session packed serves back on stdio.
+func TestMCPRecordStreamableHTTP(t *testing.T) {
+	var n atomic.Int64
+	srv := mcp.NewServer(&mcp.Implementation{Name: "http-test-server", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "counter", InputSchema: map[string]any{"type": "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(n.Add(1))}}}, nil
+		})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)}
+	go hs.Serve(ln)
+	defer hs.Close()
+	target := "http://" + ln.Addr().String() + "/mcp"
+
+	storeDir := newStoreDir(t)
+	rec := exec.Command("ctx-record", "--store", storeDir, "--mcp-url", target, "--tag", "web", "--json")
+	errPipe, _ := rec.StderrPipe()
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stderr := bufio.NewReader(errPipe)
+	first, err := stderr.ReadString('\n')
+	local := ""
+	if _, after, ok := strings.Cut(first, "relaying "); ok {
+		local, _, _ = strings.Cut(after, " ")
+	}
+	if err != nil || !strings.HasPrefix(local, "http://127.0.0.1:") || !strings.HasSuffix(local, "/mcp") {
+		t.Fatalf("ctx record's first line %q (%v)", first, err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	results := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for i := 0; i < 2; i++ {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "counter", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The protocol's own annotation of a result (the server's
+			// name in _meta, under 2026-07-28) depends on the version
+			// each transport negotiated; the result is the rest.
+			res.Meta = nil
+			out = append(out, toJSON(res))
+		}
+		return out
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "ctx-test-client", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: local}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := results(cs)
+	cs.Close()
+	if err := rec.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := io.ReadAll(stderr)
+	if err := rec.Wait(); err != nil {
+		t.Fatalf("ctx record --mcp-url: %v\n%s", err, rest)
+	}
+	if !strings.Contains(string(rest), `"calls":2`) {
+		t.Fatalf("ctx record --mcp-url --json said %s", rest)
+	}
+
+	cs2, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command("ctx-serve", "--store", storeDir, "--mcp", "web")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := results(cs2)
+	cs2.Close()
+	if strings.Join(served, "\n") != strings.Join(recorded, "\n") || recorded[0] == recorded[1] {
+		t.Fatalf("served %v, recorded %v", served, recorded)
 	}
 }

@@ -31,6 +31,9 @@ type lineReader struct {
 	br  *bufio.Reader
 	max int64
 	buf []byte
+	// blank makes next return blank lines too (as empty lines), for a
+	// format where they mean something: server-sent events end with one.
+	blank bool
 }
 
 func newLineReader(r io.Reader, max int64) *lineReader {
@@ -83,7 +86,7 @@ func (r *lineReader) next(over io.Writer) ([]byte, error) {
 				if spilled {
 					return nil, &TooLargeError{Size: size, Max: r.max}
 				}
-				if line := bytes.TrimSpace(r.buf); len(line) > 0 {
+				if line := bytes.TrimSpace(r.buf); len(line) > 0 || r.blank {
 					return line, nil
 				}
 			}
@@ -92,7 +95,7 @@ func (r *lineReader) next(over io.Writer) ([]byte, error) {
 		if spilled {
 			return nil, &TooLargeError{Size: size, Max: r.max}
 		}
-		if line := bytes.TrimRight(r.buf, "\r\n"); len(bytes.TrimSpace(line)) > 0 {
+		if line := bytes.TrimRight(r.buf, "\r\n"); len(bytes.TrimSpace(line)) > 0 || r.blank {
 			return line, nil
 		}
 	}

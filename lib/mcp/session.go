@@ -143,7 +143,16 @@ func idKey(id jsonrpc.ID) string {
 
 // FromClient observes a message the client sent: a request it makes of
 // the server, or its answer to the server's own request.
-func (s *Session) FromClient(msg jsonrpc.Message) {
+func (s *Session) FromClient(msg jsonrpc.Message) { s.FromClientIn("", msg) }
+
+// FromServer observes a message the server sent: an answer to one of the
+// client's requests, or a request or notification of its own.
+func (s *Session) FromServer(msg jsonrpc.Message) { s.FromServerIn("", msg) }
+
+// FromClientIn is FromClient for a message of one of several sessions
+// (the Mcp-Session-Id of the streamable HTTP transport): request ids are
+// only unique within it.
+func (s *Session) FromClientIn(scope string, msg jsonrpc.Message) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
 		s.mu.Lock()
@@ -156,7 +165,7 @@ func (s *Session) FromClient(msg jsonrpc.Message) {
 	if !req.ID.IsValid() {
 		return // a notification
 	}
-	key := idKey(req.ID)
+	key := scope + "\x00" + idKey(req.ID)
 	if _, ok := describeInputs()[req.Method]; ok {
 		s.waiting[key] = req.Method
 		s.descReq = append(json.RawMessage(nil), req.Params...)
@@ -175,7 +184,7 @@ func (s *Session) FromClient(msg jsonrpc.Message) {
 		if len(args) == 0 || string(args) == "null" {
 			args = json.RawMessage("{}")
 		}
-		c := &call{id: key, tool: p.Name, args: append(json.RawMessage(nil), args...), start: s.now()}
+		c := &call{id: idKey(req.ID), tool: p.Name, args: append(json.RawMessage(nil), args...), start: s.now()}
 		s.calls = append(s.calls, c)
 		s.pending[key] = c
 	default:
@@ -183,9 +192,8 @@ func (s *Session) FromClient(msg jsonrpc.Message) {
 	}
 }
 
-// FromServer observes a message the server sent: an answer to one of the
-// client's requests, or a request or notification of its own.
-func (s *Session) FromServer(msg jsonrpc.Message) {
+// FromServerIn is FromServer for a message of one of several sessions.
+func (s *Session) FromServerIn(scope string, msg jsonrpc.Message) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok {
 		s.mu.Lock()
@@ -193,7 +201,7 @@ func (s *Session) FromServer(msg jsonrpc.Message) {
 		s.mu.Unlock()
 		return
 	}
-	key := idKey(resp.ID)
+	key := scope + "\x00" + idKey(resp.ID)
 	var result []byte
 	rpcError := false
 	if resp.Error != nil {
