@@ -125,7 +125,13 @@ func New(launcher string, policy Policy) (*Sandbox, error) {
 		os.RemoveAll(scratch)
 		return nil, fmt.Errorf("sandbox: cannot create HOME and TMPDIR: %w", err)
 	}
-	return &Sandbox{launcher: launcher, policy: policy, abi: abi, scratch: scratch}, nil
+	s := &Sandbox{launcher: launcher, policy: policy, abi: abi, scratch: scratch}
+	if !policy.AllowNet && abi < 4 && !s.probe() {
+		// Landlock closes TCP from ABI 4; before, only a namespace can.
+		s.Close()
+		return nil, fmt.Errorf("cannot close the network: Landlock ABI %d has no network rules and no user and network namespace can be made here (%v); --allow-net replays with the network open", abi, s.nsErr)
+	}
+	return s, nil
 }
 
 // LandlockABI is the kernel's Landlock ABI version, or why there is none.
@@ -148,10 +154,8 @@ func (s *Sandbox) Name() string {
 		return name + ", network allowed"
 	case s.netns:
 		return name + ", no network"
-	case s.abi >= 4:
-		return name + ", no TCP (no network namespace here: UDP is open)"
 	}
-	return name + ", no network namespace"
+	return name + ", no TCP (no network namespace here: UDP is open)"
 }
 
 // Home and Tmp are the HOME and TMPDIR of sandboxed programs.

@@ -40,9 +40,18 @@ func configs() []landlock.Config {
 // closed and such namespaces can be made. The first call finds out
 // whether they can, by starting the launcher once.
 func (s *Sandbox) Prepare(cmd *exec.Cmd) {
-	if s.policy.AllowNet {
+	if s.policy.AllowNet || !s.probe() {
 		return
 	}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	namespaces(cmd.SysProcAttr)
+}
+
+// probe says whether a user and network namespace can be made here, by
+// starting the launcher in one, once.
+func (s *Sandbox) probe() bool {
 	s.once.Do(func() {
 		probe := exec.Command(s.launcher, LaunchFlag+"=probe")
 		probe.SysProcAttr = &syscall.SysProcAttr{}
@@ -50,13 +59,7 @@ func (s *Sandbox) Prepare(cmd *exec.Cmd) {
 		s.nsErr = probe.Run()
 		s.netns = s.nsErr == nil
 	})
-	if !s.netns {
-		return
-	}
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	namespaces(cmd.SysProcAttr)
+	return s.netns
 }
 
 // namespaces asks for a new user namespace, in which the caller keeps its
