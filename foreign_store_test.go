@@ -104,7 +104,9 @@ func TestForeignStoreToolsNotRun(t *testing.T) {
 	dir := foreignStore(t)
 	root := filepath.Join(dir, ".ctx")
 	env := []string{"CTX_SAFE_STORES=", "XDG_CONFIG_HOME=" + t.TempDir()}
-	_, errOut, code := ctxEnv(t, t.TempDir(), env, "ctx-replay", "--store", root, "latest")
+	// The tool leaves its mark beside the store, outside the workspace:
+	// only unconfined can it write there (the sandbox has its own tests).
+	_, errOut, code := ctxEnv(t, t.TempDir(), env, "ctx-replay", "--no-sandbox", "--store", root, "latest")
 	if code != 2 || !strings.Contains(errOut, root+" is owned by another user (uid 65534): the tools of its config.json are not run") ||
 		!strings.Contains(errOut, "hint: if you trust it, allow it: CTX_SAFE_STORES="+root) {
 		t.Errorf("exit %d\n%s", code, errOut)
@@ -112,10 +114,20 @@ func TestForeignStoreToolsNotRun(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
 		t.Fatal("a tool of the foreign store's config.json ran")
 	}
-	if _, errOut, code := ctxEnv(t, t.TempDir(), []string{"CTX_SAFE_STORES=" + root}, "ctx-replay", "--store", root, "latest"); code != 0 {
+	if _, errOut, code := ctxEnv(t, t.TempDir(), []string{"CTX_SAFE_STORES=" + root}, "ctx-replay", "--no-sandbox", "--store", root, "latest"); code != 0 {
 		t.Errorf("allowed: exit %d\n%s", code, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "pwned")); err != nil {
 		t.Error("allowed, the tool did not run")
+	}
+	// Sandboxed (the default), an allowed store's tool runs too: its
+	// output is the recorded one.
+	os.Remove(filepath.Join(dir, "pwned"))
+	out, errOut, code := ctxEnv(t, t.TempDir(), []string{"CTX_SAFE_STORES=" + root}, "ctx-replay", "--store", root, "latest")
+	if code != 0 || !strings.Contains(out, `"status":"matched"`) {
+		t.Errorf("allowed, sandboxed: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pwned")); err == nil {
+		t.Error("the sandboxed tool wrote outside the workspace")
 	}
 }
