@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 )
 
@@ -46,6 +47,25 @@ func FuzzOutputMap(f *testing.F) {
 		want := bytes.ReplaceAll(data, []byte("/tmp/ws"), []byte("/Users/x/proj"))
 		if !bytes.Equal(out.Bytes(), want) {
 			t.Fatalf("%q in writes of %d: got %q, want %q", data, n, out.Bytes(), want)
+		}
+	})
+}
+
+// FuzzWorkdirParams: parameters from a pack never crash the mapping, and
+// valid JSON stays valid JSON without the recorded directory standing
+// alone as a value.
+func FuzzWorkdirParams(f *testing.F) {
+	f.Add([]byte(`{"path":"/u/p/a","command":"cd /u/p && ls /u/pp"}`))
+	f.Add([]byte(`["/u/p"]`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m := newWorkdirMap("/u/p", "/tmp/ws")
+		out := m.params(raw)
+		if json.Valid(raw) && !json.Valid(out) {
+			t.Fatalf("%q became invalid: %q", raw, out)
+		}
+		var v any
+		if json.Unmarshal(out, &v) == nil && v == "/u/p" {
+			t.Fatalf("%q kept the directory", raw)
 		}
 	})
 }
