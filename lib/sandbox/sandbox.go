@@ -53,15 +53,31 @@ func SystemDirs() []string {
 // pathDirs are the absolute directories of PATH: where the user keeps the
 // programs steps run (go, npm, ~/.local/bin), readable and executable in
 // the sandbox as the system directories are. A relative entry (".") is
-// left out: it would name the workspace or nothing.
-func pathDirs(path string) []string {
+// left out: it would name the workspace or nothing; so is an entry that
+// holds the user's home directory ("/", "/home", $HOME itself), which
+// would open all of it.
+func pathDirs(path, home string) []string {
 	var dirs []string
 	for _, d := range filepath.SplitList(path) {
-		if filepath.IsAbs(d) {
-			dirs = append(dirs, filepath.Clean(d))
+		if !filepath.IsAbs(d) {
+			continue
 		}
+		d = filepath.Clean(d)
+		if home != "" && (d == home || d == "/" || strings.HasPrefix(home, d+"/")) {
+			continue
+		}
+		dirs = append(dirs, d)
 	}
 	return dirs
+}
+
+// userHome is the user's home directory, clean, or "".
+func userHome() string {
+	h, err := os.UserHomeDir()
+	if err != nil || !filepath.IsAbs(h) {
+		return ""
+	}
+	return filepath.Clean(h)
 }
 
 // readFiles are single files of /dev, /proc and /sys that common programs
@@ -205,7 +221,7 @@ func (s *Sandbox) Argv(argv []string, readable ...string) ([]string, error) {
 	}
 	r := rules{
 		RW:      []string{s.policy.Workspace, s.scratch},
-		RO:      append(append(SystemDirs(), pathDirs(os.Getenv("PATH"))...), s.policy.ReadOnly...),
+		RO:      append(append(SystemDirs(), pathDirs(os.Getenv("PATH"), userHome())...), s.policy.ReadOnly...),
 		ROFiles: append(readFiles(), readable...),
 		RWFiles: writeFiles(),
 		NoNet:   !s.policy.AllowNet,

@@ -73,3 +73,11 @@ func FuzzParseLaunch(f *testing.F) {
 		}
 	})
 }
+
+func TestPathDirs(t *testing.T) {
+	got := pathDirs("/usr/bin:.:bin:/home/u/go/bin:/home/u:/home:/:/opt/x/", "/home/u")
+	want := []string{"/usr/bin", "/home/u/go/bin", "/opt/x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pathDirs = %q, want %q", got, want)
+	}
+}
