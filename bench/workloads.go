@@ -449,6 +449,7 @@ func (e benchEnv) replaySandbox() workload {
 	n := e.size.shellSteps
 	var hash string
 	sandboxed := func() []string { return e.ctx("replay", "--allow-exec", hash) }
+	netOpen := func() []string { return e.ctx("replay", "--allow-exec", "--allow-net", hash) }
 	open := func() []string { return e.ctx("replay", "--allow-exec", "--no-sandbox", hash) }
 	w := workload{
 		name: fmt.Sprintf("ctx replay --allow-exec of %s shell steps, sandboxed and not", count(n)),
@@ -476,17 +477,23 @@ func (e benchEnv) replaySandbox() workload {
 		},
 		cmds: []command{
 			{label: "ctx replay --allow-exec P (sandboxed)", dir: dir},
+			{label: "ctx replay --allow-exec --allow-net P", dir: dir},
 			{label: "ctx replay --allow-exec --no-sandbox P", dir: dir},
 		},
 		rate: rate{per: float64(n), unit: "steps/s"},
 		note: fmt.Sprintf("rate: shell steps replayed per second; each step is /bin/sh -c 'cat FILE' over one of %s inputs", count(n)),
 		summary: func(med []sample) string {
-			return fmt.Sprintf("the sandbox adds %s of wall time and %s of CPU time per step",
-				round((med[0].wall-med[1].wall)/time.Duration(n)), round((med[0].cpu-med[1].cpu)/time.Duration(n)))
+			per := func(a, b sample) (string, string) {
+				return round((a.wall - b.wall) / time.Duration(n)), round((a.cpu - b.cpu) / time.Duration(n))
+			}
+			w, c := per(med[0], med[2])
+			lw, lc := per(med[1], med[2])
+			return fmt.Sprintf("the sandbox adds %s of wall time and %s of CPU time per step (%s and %s without the network namespace)", w, c, lw, lc)
 		},
 	}
 	w.cmds[0].setup = func() error { w.cmds[0].argv = sandboxed(); return nil }
-	w.cmds[1].setup = func() error { w.cmds[1].argv = open(); return nil }
+	w.cmds[1].setup = func() error { w.cmds[1].argv = netOpen(); return nil }
+	w.cmds[2].setup = func() error { w.cmds[2].argv = open(); return nil }
 	return w
 }
 
