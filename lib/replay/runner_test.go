@@ -28,6 +28,14 @@ func replayPack(t *testing.T, st *store.Store, m *pack.Manifest, opts Options) (
 	}
 	defer ws.Remove()
 	defer ws.Close()
+	if opts.Sandbox == nil && opts.Unconfined == "" {
+		// As ctx replay does: every program in the sandbox, where there is
+		// one (this test binary is its launcher: TestMain).
+		if sb := testSandbox(t, ws.Dir()); sb != nil {
+			defer sb.Close()
+			opts.Sandbox = sb
+		}
+	}
 	var steps []replaystream.Step
 	rep, err := Run(context.Background(), st, m, ws, opts, func(r *replaystream.Step) error {
 		steps = append(steps, *r)
