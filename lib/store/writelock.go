@@ -39,8 +39,8 @@ const (
 
 // staleElsewhere is how old a temporary file outside tmp/ and objects/
 // (beside an index entry, a ref, a draft) must be for a sweep to remove it:
-// those are written by writers that may not hold gc.lock (ctx log
-// rebuilding an index entry), each within milliseconds.
+// those are written within milliseconds, some by writers that do not hold
+// gc.lock (ctx log's cache).
 const staleElsewhere = time.Minute
 
 // writeLock is a Store's hold of gc.lock, shared by every writer of the
@@ -120,6 +120,54 @@ func (s *Store) acquireShared(sweep bool) error {
 	s.wl.f = f
 	s.wl.marker = s.makeMarker()
 	return nil
+}
+
+// ErrBusy says that another writer or ctx gc is at work in the store, so it
+// cannot be held alone at once.
+var ErrBusy = errors.New("another writer or 'ctx gc' is at work in the store")
+
+// TryLockAlone holds the store's write lock alone if it can at once: no
+// writer between its first look and its pack indexed (ctx pack, ctx rm,
+// ctx tag...), and no ctx gc at work or waiting. It never waits: when the
+// store is busy it returns ErrBusy. It is for a reader that repairs derived
+// data (ctx log rebuilding an index entry): held alone, what it sees of
+// packs/ and removed/ cannot change before it writes. On a store that
+// cannot be written there is nothing to lock (and nobody can remove a
+// pack), and the hold is empty. A Store of this process that holds the
+// write lock is not alone.
+func (s *Store) TryLockAlone() (unlock func(), err error) {
+	s.wl.mu.Lock()
+	defer s.wl.mu.Unlock()
+	if s.wl.holds > 0 {
+		return nil, ErrBusy
+	}
+	gate, err := s.openLockFile(gateFile)
+	if err != nil {
+		return nil, err
+	}
+	if gate == nil {
+		return func() {}, nil
+	}
+	defer gate.Close() // releases the gate
+	if err := flock(gate, syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrBusy // a gc is waiting
+		}
+		return nil, lockError(gateFile, err)
+	}
+	f, err := s.openLockFile(lockFile)
+	if err != nil || f == nil {
+		return func() {}, err
+	}
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrBusy
+		}
+		return nil, lockError(lockFile, err)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { f.Close() }) }, nil
 }
 
 func (s *Store) releaseWrites() {
