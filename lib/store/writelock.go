@@ -23,8 +23,9 @@ import (
 //     it alone while it deletes. So no object a writer found present and is
 //     about to name can be deleted under it, whatever the grace period.
 //   - gc.gate: a writer holds it shared only while it takes gc.lock; ctx gc
-//     holds it alone while it waits for gc.lock, so a stream of writers
-//     cannot keep it waiting for ever.
+//     holds it alone, a moment at a time, while it waits for gc.lock, so a
+//     stream of writers cannot keep it waiting for ever, nor can it keep
+//     writers waiting behind a long one (LockExclusive).
 //
 // A writer also leaves a marker in tmp/ while it holds gc.lock. A writer
 // killed outright cannot remove its temporary files nor its marker; the
@@ -313,10 +314,27 @@ type Exclusive struct {
 	gate, lock *os.File
 }
 
+// How ctx gc waits for the writers at work without holding up the others:
+// it shuts gc.gate (new writers wait) for at most gateShut while it tries
+// gc.lock, then opens it for giveWay (new writers go in; it still tries,
+// and takes gc.lock if a moment comes when no writer holds it), and again.
+// Writers that overlap for ever cannot keep it out (the gate shut, those at
+// work finish), and a writer never waits for a gc that is itself waiting
+// for more than gateShut.
+const (
+	gateShut   = 250 * time.Millisecond
+	giveWay    = time.Second
+	gatePoll   = 10 * time.Millisecond
+	gatePollUp = 50 * time.Millisecond
+)
+
 // LockExclusive waits until no writer holds the write lock and keeps new
 // writers out until Unlock. waiting, when set, is called once if it has to
-// wait. A Store of this process that holds the write lock itself would
-// wait for ever: that is refused.
+// wait. While it waits behind a writer at work (a long ctx pack stream, a
+// ctx replay --save), new writers are held up for at most a quarter of a
+// second at a time, then let through: it shuts the gate, tries, opens it
+// again, and tries again. A Store of this process that holds the write
+// lock itself would wait for ever: that is refused.
 func (s *Store) LockExclusive(waiting func()) (*Exclusive, error) {
 	s.wl.mu.Lock()
 	held := s.wl.holds > 0
@@ -339,21 +357,67 @@ func (s *Store) LockExclusive(waiting func()) (*Exclusive, error) {
 		}
 		return nil, err
 	}
-	for _, f := range []*os.File{x.gate, x.lock} {
-		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	// try takes gc.lock if no writer holds it now.
+	try := func() (bool, error) {
+		err := flock(x.lock, syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, syscall.EWOULDBLOCK):
 			if waiting != nil {
 				waiting()
 				waiting = nil
 			}
-			err = flock(f, syscall.LOCK_EX)
+			return false, nil
 		}
-		if err != nil {
+		return false, lockError(lockFile, err)
+	}
+	for {
+		// Writers hold the gate only while they take gc.lock: this waits
+		// for no writer's work.
+		if err := flock(x.gate, syscall.LOCK_EX); err != nil {
 			x.Unlock()
-			return nil, lockError(filepath.Base(f.Name()), err)
+			return nil, lockError(gateFile, err)
+		}
+		got, err := pollLock(try, gateShut, gatePoll)
+		if got || err != nil {
+			if err != nil {
+				x.Unlock()
+				return nil, err
+			}
+			return x, nil
+		}
+		// Writers at work past the moment: let the others through, and
+		// take the store if a moment comes when none holds it. Held
+		// without the gate, gc.lock alone keeps writers out; the gate is
+		// not taken then (a writer holding it waits for gc.lock).
+		if err := flock(x.gate, syscall.LOCK_UN); err != nil {
+			x.Unlock()
+			return nil, lockError(gateFile, err)
+		}
+		got, err = pollLock(try, giveWay, gatePollUp)
+		if got || err != nil {
+			if err != nil {
+				x.Unlock()
+				return nil, err
+			}
+			return x, nil
 		}
 	}
-	return x, nil
+}
+
+// pollLock calls try every poll until it succeeds, fails, or d has passed.
+func pollLock(try func() (bool, error), d, poll time.Duration) (bool, error) {
+	deadline := time.Now().Add(d)
+	for {
+		if got, err := try(); got || err != nil {
+			return got, err
+		}
+		if !time.Now().Before(deadline) {
+			return false, nil
+		}
+		time.Sleep(poll)
+	}
 }
 
 // Unlock lets writers in again.
