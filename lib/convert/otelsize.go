@@ -61,12 +61,14 @@ func (o *outsideContent) add(what string, n int) {
 // mapping keeps of it outside content is over the bound.
 func checkSpan(res pcommon.Resource, scope pcommon.InstrumentationScope, s ptrace.Span) error {
 	op := pdataOp(s.Attributes())
-	if op == "" {
-		return nil // not a step: the mapping only counts it
-	}
-	content := func(k string) bool { return spanContent(k, op) }
 	var o outsideContent
 	o.add("its name", jsonStringSize(s.Name()))
+	if op == "" {
+		// Not a step: the mapping only counts it, by name, in the run's
+		// metadata.
+		return o.refuse(s)
+	}
+	content := func(k string) bool { return spanContent(k, op) }
 	o.add("its status message", jsonStringSize(s.Status().Message()))
 	o.attributes("attribute", s.Attributes(), content)
 	for i := 0; i < s.Events().Len(); i++ {
@@ -82,6 +84,12 @@ func checkSpan(res pcommon.Resource, scope pcommon.InstrumentationScope, s ptrac
 	o.attributes("the resource", res.Attributes(), nil)
 	o.add("the scope", jsonStringSize(scope.Name())+jsonStringSize(scope.Version()))
 	o.attributes("the scope", scope.Attributes(), nil)
+	return o.refuse(s)
+}
+
+// refuse is the error of span s when what it keeps outside content is over
+// the bound, else nil.
+func (o *outsideContent) refuse(s ptrace.Span) error {
 	if o.size <= pack.MaxValueOutsideContent {
 		return nil
 	}

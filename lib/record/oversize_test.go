@@ -22,6 +22,7 @@ func TestValueTooLargeOutsideContentIsRefused(t *testing.T) {
 		{"span name", withToolName(genAITrace(1, nil), huge), 413},
 		{"attribute", genAITrace(2, func(m pcommon.Map) { m.PutStr("app.note", huge) }), 413},
 		{"event", withEvent(genAITrace(3, nil), huge), 413},
+		{"name of a span of no GenAI vocabulary", withPlainSpan(genAITrace(9, nil), huge), 413},
 		{"tool arguments", genAITrace(5, func(m pcommon.Map) { m.PutStr("gen_ai.tool.call.arguments", `{"text":"`+huge+`"}`) }), 413},
 		{"agent span's messages", withAgent(genAITrace(6, nil), huge), 413},
 		{"two values of 9 MiB", genAITrace(7, func(m pcommon.Map) { m.PutStr("a", huge[:9<<20]); m.PutStr("b", huge[:9<<20]) }), 413},
@@ -97,4 +98,12 @@ func TestPackFailureNamesNoInternalLine(t *testing.T) {
 	if len(tr.packs) != 0 || strings.Contains(w, "line") || !strings.Contains(w, "not packed: what its spans map to cannot be packed: a value of more than 16 MiB outside the content keys") {
 		t.Errorf("packs %+v, warnings %.400q", tr.packs, tr.warns)
 	}
+}
+
+func withPlainSpan(td ptrace.Traces, name string) ptrace.Traces {
+	sp := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().AppendEmpty()
+	sp.SetTraceID(td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID())
+	sp.SetSpanID(pcommon.SpanID{8, 8})
+	sp.SetName(name) // counted by name in the run's metadata.other_spans
+	return td
 }
