@@ -420,3 +420,26 @@ func writeSession(path string, target int) error {
 		return nil
 	})
 }
+
+// writeRunStream writes the NDJSON stream a suite of runs gives ctx pack
+// -: runs logs one after another, each a run event (its task named in
+// metadata), one prompt and steps steps whose outputs differ from run to
+// run, as an evaluation of one agent over a task set does. At 2,000 runs
+// of 40 steps it is about 11 MB and 82,000 distinct objects (a prompt and
+// 40 outputs per run).
+func writeRunStream(path string, runs, steps int) error {
+	tools := []string{"read_file", "bash", "edit_file", "grep"}
+	return writeFile(path, func(w *bufio.Writer) error {
+		for r := 0; r < runs; r++ {
+			fmt.Fprintf(w, `{"event":"run","created":"2026-01-01T%02d:%02d:%02dZ","model":{"identifier":"bench-model","parameters":{"temperature":0}},"metadata":{"task":"task-%04d"}}`+"\n",
+				r/3600%24, r/60%60, r%60, r)
+			fmt.Fprintf(w, `{"event":"prompt","content":"Solve task-%04d: make the failing test in src/t%04d pass."}`+"\n", r, r)
+			for i := 0; i < steps; i++ {
+				tool := tools[i%len(tools)]
+				fmt.Fprintf(w, `{"event":"step","tool":"%s","parameters":{"path":"src/t%04d/f%02d.go"},"output":"run %d step %d: func F%d() int { return %d } // ok"}`+"\n",
+					tool, r, i, r, i, i, r*steps+i)
+			}
+		}
+		return nil
+	})
+}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -30,6 +31,10 @@ const (
 // the index; Hash is set.
 const KindRemoved = KindOther + 1
 
+// KindPacked is objects/packed/<64 hex>.pack or .idx: a file of packed
+// objects or its index (packed.go); Hash is the packed file's name.
+const KindPacked = KindOther + 2
+
 // String names the kind for messages.
 func (k EntryKind) String() string {
 	switch k {
@@ -51,6 +56,8 @@ func (k EntryKind) String() string {
 		return "stray file"
 	case KindRemoved:
 		return "mark of removal"
+	case KindPacked:
+		return "packed objects"
 	}
 	return "file"
 }
@@ -129,6 +136,17 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 	last := parts[len(parts)-1]
 	switch parts[0] {
 	case objectsDir:
+		if len(parts) == 3 && parts[1] == "packed" {
+			name, ok := strings.CutSuffix(last, packSuffix)
+			if !ok {
+				name, ok = strings.CutSuffix(last, idxSuffix)
+			}
+			if ok && isLowerHex(name, 64) {
+				h, _ = ParseHex(name)
+				return KindPacked, h, ""
+			}
+			return KindStray, h, ""
+		}
 		if len(parts) == 3 && isLowerHex(parts[1], 2) && isLowerHex(parts[2], 62) {
 			h, _ = ParseHex(parts[1] + parts[2])
 			return KindObject, h, ""
@@ -204,7 +222,7 @@ func layoutDir(rel string) bool {
 	parts := strings.Split(rel, "/")
 	switch parts[0] {
 	case objectsDir:
-		return len(parts) == 1 || len(parts) == 2 && isLowerHex(parts[1], 2)
+		return len(parts) == 1 || len(parts) == 2 && (isLowerHex(parts[1], 2) || parts[1] == "packed")
 	case packsDir, tmpDir, removedDir:
 		return len(parts) == 1
 	case refsDir:
@@ -226,7 +244,7 @@ func IsTempName(name string) bool { return strings.HasPrefix(name, ".tmp-") }
 // is not a regular file, so it can never delete an object, a ref or a
 // draft.
 func (s *Store) RemoveTemp(rel string) error {
-	if k, _, _ := Classify(rel); k != KindTemp || !fs.ValidPath(rel) {
+	if k, _, _ := Classify(rel); (k != KindTemp && !s.orphanPack(rel)) || !fs.ValidPath(rel) {
 		return fmt.Errorf("%s is not a temporary file of the store", rel)
 	}
 	p := filepath.Join(s.root, filepath.FromSlash(rel))
@@ -238,6 +256,19 @@ func (s *Store) RemoveTemp(rel string) error {
 		return fmt.Errorf("%s is not a regular file", rel)
 	}
 	return os.Remove(p)
+}
+
+// orphanPack reports whether rel is a packed file's .pack without its
+// .idx: what a write interrupted between the two renames leaves, whose
+// objects were never visible.
+func (s *Store) orphanPack(rel string) bool {
+	k, _, _ := Classify(rel)
+	idx, ok := strings.CutSuffix(rel, packSuffix)
+	if k != KindPacked || !ok {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(idx+idxSuffix)))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // isLowerHex reports whether s is exactly n lower-case hex digits, the only

@@ -225,7 +225,7 @@ func (s *Store) SweepTemps() Swept {
 	var out Swept
 	now := time.Now()
 	_ = s.Walk(func(e Entry) error {
-		if e.Kind != KindTemp || !e.Regular() || e.Err != nil {
+		if (e.Kind != KindTemp && !s.orphanPack(e.Path)) || !e.Regular() || e.Err != nil {
 			return nil
 		}
 		fi, err := e.Info()
@@ -263,6 +263,8 @@ func cutSlash(p string) (string, string, bool) {
 type Exclusive struct {
 	s          *Store
 	gate, lock *os.File
+	planned    map[Hash]bool  // what ctx gc is about to remove (PlanRemovals)
+	gone       map[Hash]int64 // packed objects removed so far, and their sizes
 }
 
 // LockExclusive waits until no writer holds the write lock and keeps new
@@ -331,19 +333,26 @@ func (x *Exclusive) RemoveObject(h Hash) (int64, error) {
 	if err := x.s.CheckDir(filepath.Dir(p)); err != nil {
 		return 0, err
 	}
+	var size int64
 	fi, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return 0, nil
 	case err != nil:
 		return 0, err
 	case !fi.Mode().IsRegular():
 		return 0, &CorruptError{Hash: h, Detail: "it is not a regular file"}
+	default:
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, err
+		}
+		size = fi.Size()
 	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, err
+	// A packed copy goes too (packed.go).
+	n, err := x.removePacked(h)
+	if err != nil {
+		return size, err
 	}
-	return fi.Size(), nil
+	return max(size, n), nil
 }
 
 // SyncObjects makes the deletions of objects durable: the directories
@@ -352,6 +361,11 @@ func (x *Exclusive) RemoveObject(h Hash) (int64, error) {
 // them (a pack's mark of removal).
 func (x *Exclusive) SyncObjects(removed []Hash) error {
 	dirs := x.s.objectDirs(nil)
+	if d := filepath.Join(x.s.root, filepath.FromSlash(packedDir)); x.s.CheckDir(d) == nil {
+		if _, err := os.Lstat(d); err == nil {
+			dirs = append(dirs, d)
+		}
+	}
 	seen := map[string]bool{}
 	for _, h := range removed {
 		if d := filepath.Dir(x.s.objectPath(h)); !seen[d] {

@@ -1,0 +1,233 @@
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Saver packs the logs of a stream (ctx pack - of many runs, a suite)
+// into one store with commits shared between runs: one hold of the write
+// lock, and for each batch of runs one packed file of their objects and
+// manifests (store.Batch.PackSmall), one sync, their index entries
+// written together and refs/latest once. A run is published, and given
+// back by Add or Flush, only once its batch is committed: what a Saver
+// returned is durable; what it had not returned when the process died
+// never becomes visible.
+type Saver struct {
+	st      *store.Store
+	opts    SaveOptions
+	unlock  func()
+	cache   *store.StatCache
+	batch   *store.Batch
+	stop    func()
+	waiting []waiting
+	first   time.Time // when the oldest run of the batch was added
+	bytes   int64     // bytes written to the batch so far
+}
+
+// waiting is a run built into the batch, not yet published.
+type waiting struct {
+	res      *Result
+	hash     store.Hash
+	stats    store.Stats // the run's own blobs
+	manifest int64       // its manifest's size, when the batch wrote it
+	written  bool        // the manifest is new to the store
+}
+
+// Saved is one pack a Saver published.
+type Saved struct {
+	Result    *Result
+	Published Published
+}
+
+// When a batch is committed: after this many runs, bytes or time since
+// its first run, whichever comes first, and at the end of the stream. A
+// slow stream (an agent producing runs one by one) still sees each run
+// reported within about a second of the next one's end.
+const (
+	saverRuns  = 512
+	saverBytes = 64 << 20
+	saverAge   = time.Second
+)
+
+// NewSaver holds the store's write lock for the stream; Close gives it
+// back.
+func NewSaver(st *store.Store, opts SaveOptions) (*Saver, error) {
+	for _, t := range opts.Tags {
+		if err := store.CheckTagName(t); err != nil {
+			return nil, err
+		}
+	}
+	unlock, err := st.LockWrites()
+	if err != nil {
+		return nil, publishError(st, store.Hash{}, err)
+	}
+	s := &Saver{st: st, opts: opts, unlock: unlock, cache: st.LoadStatCache()}
+	if opts.Rehash {
+		s.cache.Refresh()
+	}
+	return s, nil
+}
+
+func (s *Saver) newBatch() {
+	s.batch = s.st.NewBatch()
+	s.batch.PackSmall()
+	s.batch.UseStatCache(s.cache)
+	s.first = time.Now()
+	s.bytes = 0
+	if s.opts.Interrupt != nil {
+		// An interrupt drops the runs not yet committed; those returned
+		// are stored.
+		s.stop = s.opts.Interrupt(s.batch.Abort)
+	}
+}
+
+// Add builds the log r (named source in errors) into the current batch,
+// and commits the batch when it is due. It returns the packs published,
+// in the order of their logs. A log with a problem stores nothing of its
+// own; the runs before it are committed first and returned with the
+// error.
+func (s *Saver) Add(r io.Reader, source string) ([]Saved, error) {
+	if s.batch == nil {
+		s.newBatch()
+	}
+	before := s.batch.Stats()
+	bopts := s.opts.Options
+	bopts.Scratch = s.st.Scratch
+	res, err := Build(r, s.batch, bopts)
+	if err != nil {
+		saved, ferr := s.Flush()
+		return saved, errors.Join(buildError(source, err), ferr)
+	}
+	w := waiting{res: res}
+	after := s.batch.Stats()
+	w.stats = store.Stats{Written: after.Written - before.Written, Reused: after.Reused - before.Reused,
+		BytesWritten: after.BytesWritten - before.BytesWritten, Unread: after.Unread - before.Unread}
+	if err := s.addManifest(&w); err != nil {
+		s.abort()
+		return nil, publishError(s.st, w.hash, err)
+	}
+	s.waiting = append(s.waiting, w)
+	s.bytes += w.stats.BytesWritten + w.manifest
+	if len(s.waiting) >= saverRuns || s.bytes >= saverBytes || time.Since(s.first) >= saverAge {
+		return s.Flush()
+	}
+	return nil, nil
+}
+
+// addManifest puts the run's manifest in the batch, beside its blobs: in
+// the packed file, so both become visible at once; a manifest whose steps
+// wait in a scratch file is streamed into the batch.
+func (s *Saver) addManifest(w *waiting) error {
+	m := w.res.Manifest
+	defer m.Release()
+	var n int64
+	var err error
+	if m.spill != nil {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(EncodeTo(pw, m)) }()
+		w.hash, n, err = s.batch.PutReader(pr)
+		pr.CloseWithError(err)
+	} else {
+		var canon []byte
+		if canon, w.hash, err = Encode(m); err == nil {
+			n = int64(len(canon))
+			_, err = s.batch.PutBytes(canon)
+		}
+	}
+	w.manifest = n
+	return err
+}
+
+// Flush commits the batch: the packed file of its blobs and manifests,
+// then the runs' index entries, then refs/latest (and the tags) once. It
+// returns the packs published.
+func (s *Saver) Flush() ([]Saved, error) {
+	if s.batch == nil || len(s.waiting) == 0 {
+		if s.batch != nil {
+			s.abort()
+		}
+		return nil, nil
+	}
+	batch, runs := s.batch, s.waiting
+	s.batch, s.waiting = nil, nil
+	defer s.stopInterrupt()
+	// Each run's manifest is new unless the store had it before this
+	// batch (checked before the commit makes it visible).
+	for i := range runs {
+		runs[i].written = !s.st.Has(runs[i].hash)
+	}
+	last := make([]store.Hash, len(runs))
+	for i, w := range runs {
+		last[i] = w.hash
+	}
+	if err := batch.CommitLast(last); err != nil {
+		return nil, publishError(s.st, store.Hash{}, err)
+	}
+	now := time.Now()
+	var entries []IndexEntry
+	seen := map[store.Hash]bool{}
+	for _, w := range runs {
+		m := w.res.Manifest
+		m.Hash = w.hash.String()
+		if !seen[w.hash] && (w.written || !IndexCurrent(s.st, w.hash, m)) {
+			entries = append(entries, NewIndexEntry(w.hash, m, now))
+		}
+		seen[w.hash] = true
+	}
+	if err := WriteIndexEntries(s.st, entries); err != nil {
+		return nil, publishError(s.st, runs[0].hash, fmt.Errorf("cannot write the index entries: %w", err))
+	}
+	h := runs[len(runs)-1].hash
+	for _, ref := range append([]string{store.LatestRef}, s.opts.Tags...) {
+		if old, err := s.st.ReadRef(ref); err == nil && old == h {
+			continue
+		}
+		if err := s.st.WriteRef(ref, h); err != nil {
+			return nil, publishError(s.st, h, err)
+		}
+	}
+	_ = s.st.SaveStatCache(s.cache)
+	out := make([]Saved, len(runs))
+	for i, w := range runs {
+		p := Published{Hash: w.hash, Stats: w.stats}
+		if w.written {
+			p.Stats.Written++
+			p.Stats.BytesWritten += w.manifest
+		} else {
+			p.Stats.Reused++
+		}
+		out[i] = Saved{Result: w.res, Published: p}
+	}
+	return out, nil
+}
+
+func (s *Saver) stopInterrupt() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+}
+
+func (s *Saver) abort() {
+	if s.batch != nil {
+		s.batch.Abort()
+		s.batch = nil
+	}
+	s.waiting = nil
+	s.stopInterrupt()
+}
+
+// Close commits what is left (Flush) and gives back the write lock.
+func (s *Saver) Close() ([]Saved, error) {
+	defer s.unlock()
+	saved, err := s.Flush()
+	if err != nil {
+		s.abort()
+	}
+	return saved, err
+}
