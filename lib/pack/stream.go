@@ -95,11 +95,17 @@ func (s *Saver) Add(r io.Reader, source string) ([]Saved, error) {
 	if s.batch == nil {
 		s.newBatch()
 	}
+	mark := s.batch.Mark()
 	before := s.batch.Stats()
 	bopts := s.opts.Options
 	bopts.Scratch = s.st.Scratch
 	res, err := Build(r, s.batch, bopts)
 	if err != nil {
+		// Nothing of this log is stored; the runs before it are.
+		if rerr := s.batch.Rollback(mark); rerr != nil {
+			s.abort()
+			return nil, errors.Join(buildError(source, err), rerr)
+		}
 		saved, ferr := s.Flush()
 		return saved, errors.Join(buildError(source, err), ferr)
 	}
@@ -230,4 +236,61 @@ func (s *Saver) Close() ([]Saved, error) {
 		s.abort()
 	}
 	return saved, err
+}
+
+// SaveLogs is ctx pack of a stream (Logs): the first log is stored alone
+// as it is read (Save), so a single log is stored exactly as before; from
+// the second on the logs share commits (Saver), and each pack is handed
+// to each once it is durable, in the order of the logs. A problem in one
+// log stops the stream after the logs before it are stored and handed on.
+// opts.Source names the stream; with opts.Tags a second log is an error
+// (a tag names one pack).
+func SaveLogs(st *store.Store, logs *Logs, opts SaveOptions, each func(*Result, Published) error) error {
+	var saver *Saver
+	defer func() {
+		if saver != nil {
+			saver.abort()
+			saver.unlock()
+		}
+	}()
+	hand := func(saved []Saved, err error) error {
+		for _, s := range saved {
+			if herr := each(s.Result, s.Published); herr != nil {
+				return herr
+			}
+		}
+		return err
+	}
+	name := opts.Source
+	for log := logs.Next(); log != nil; log = logs.Next() {
+		if logs.Index() == 1 {
+			res, pub, err := Save(st, log, opts)
+			if err != nil {
+				return err
+			}
+			if err := each(res, pub); err != nil {
+				return err
+			}
+			continue
+		}
+		src := fmt.Sprintf("%s, log %d (line %d on)", name, logs.Index(), logs.Line())
+		if len(opts.Tags) > 0 {
+			return fmt.Errorf("%s: a second log; --tag names one pack, and the first is stored and tagged", src)
+		}
+		if saver == nil {
+			var err error
+			if saver, err = NewSaver(st, opts); err != nil {
+				return err
+			}
+		}
+		if err := hand(saver.Add(log, src)); err != nil {
+			return err
+		}
+	}
+	if saver == nil {
+		return nil
+	}
+	s := saver
+	saver = nil
+	return hand(s.Close())
 }

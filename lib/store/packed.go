@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -661,4 +662,84 @@ func (x *Exclusive) repack(name string, keep []PackedEntry, stored time.Time) er
 	}
 	_ = os.Chtimes(idx, stored, stored)
 	return s.installPacked(data, idx, newName)
+}
+
+// Mark is a point of a batch to go back to (Rollback): what it held then.
+type Mark struct {
+	stats   Stats
+	pending map[Hash]bool
+	off     int64
+	entries int
+	sum     []byte
+}
+
+// Mark returns the batch's current point, so that the objects of one log
+// among several in a batch can be dropped when that log proves bad.
+func (b *Batch) Mark() Mark {
+	b.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m := Mark{stats: b.stats, pending: make(map[Hash]bool, len(b.pending))}
+	for h := range b.pending {
+		m.pending[h] = true
+	}
+	if pk := b.pk; pk != nil {
+		pk.mu.Lock()
+		defer pk.mu.Unlock()
+		m.off, m.entries = pk.off, len(pk.entries)
+		m.sum, _ = pk.sum.(encoding.BinaryMarshaler).MarshalBinary()
+	}
+	return m
+}
+
+// Rollback drops every object the batch took since m: their temporary
+// files are removed and the packed file is cut back, so the commit stores
+// what it would have stored at m.
+func (b *Batch) Rollback(m Mark) error {
+	b.Wait()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for h, ref := range b.pending {
+		if !m.pending[h] {
+			os.Remove(b.s.tempPath(h, ref))
+			delete(b.pending, h)
+		}
+	}
+	b.stats = m.stats
+	pk := b.pk
+	if pk == nil {
+		return nil
+	}
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	if pk.err != nil {
+		return pk.err
+	}
+	for _, e := range pk.entries[m.entries:] {
+		delete(pk.has, e.Hash)
+	}
+	pk.entries = pk.entries[:m.entries]
+	if pk.f != nil {
+		if err := pk.w.Flush(); err != nil {
+			pk.err = &WriteError{Err: err}
+			return pk.err
+		}
+		if err := pk.f.Truncate(m.off); err != nil {
+			pk.err = &WriteError{Err: err}
+			return pk.err
+		}
+		if _, err := pk.f.Seek(m.off, io.SeekStart); err != nil {
+			pk.err = &WriteError{Err: err}
+			return pk.err
+		}
+	}
+	pk.off = m.off
+	sum := sha256.New()
+	if m.sum != nil {
+		if err := sum.(encoding.BinaryUnmarshaler).UnmarshalBinary(m.sum); err != nil {
+			return err
+		}
+	}
+	pk.sum = sum
+	return nil
 }

@@ -370,7 +370,10 @@ func (x *Exclusive) SyncObjects(removed []Hash) error {
 	for _, h := range removed {
 		if d := filepath.Dir(x.s.objectPath(h)); !seen[d] {
 			seen[d] = true
-			dirs = append(dirs, d)
+			// A packed object has no objects/ab/ of its own.
+			if _, err := os.Lstat(d); err == nil {
+				dirs = append(dirs, d)
+			}
 		}
 	}
 	return syncStore(x.s.root, nil, dirs)

@@ -108,9 +108,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	// Several logs one after another (ctx convert of an OpenHands
-	// output.jsonl, the runs of a suite) are stored as several packs. The
-	// first is stored alone, as it is read; from the second on they share
-	// commits (pack.Saver) and are printed as each batch is committed.
+	// output.jsonl, the runs of a suite) are stored as several packs,
+	// each printed once it is durable (pack.SaveLogs).
 	print := func(res *pack.Result, pub pack.Published) error {
 		if !cfg.noSidecars {
 			verify.WriteSidecars(res.Manifest, res.Artifacts, warn)
@@ -129,54 +128,5 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
 		Source: in.Name, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
-	logs := pack.NewLogs(in)
-	var saver *pack.Saver
-	defer func() {
-		if saver != nil {
-			saver.Close()
-		}
-	}()
-	for log := logs.Next(); log != nil; log = logs.Next() {
-		if logs.Index() == 1 {
-			res, pub, err := pack.Save(st, log, opts)
-			if err != nil {
-				return cli.Wrap(cli.ExitTrouble, err)
-			}
-			if err := print(res, pub); err != nil {
-				return err
-			}
-			continue
-		}
-		src := fmt.Sprintf("%s, log %d (line %d on)", in.Name, logs.Index(), logs.Line())
-		if len(cfg.tags) > 0 {
-			return cli.Errorf(cli.ExitTrouble, "%s: a second log; --tag names one pack, and the first is stored and tagged", src)
-		}
-		if saver == nil {
-			if saver, err = pack.NewSaver(st, opts); err != nil {
-				return cli.Wrap(cli.ExitTrouble, err)
-			}
-		}
-		saved, err := saver.Add(log, src)
-		for _, s := range saved {
-			if perr := print(s.Result, s.Published); perr != nil {
-				return perr
-			}
-		}
-		if err != nil {
-			return cli.Wrap(cli.ExitTrouble, err)
-		}
-	}
-	if saver != nil {
-		saved, err := saver.Close()
-		saver = nil
-		for _, s := range saved {
-			if perr := print(s.Result, s.Published); perr != nil {
-				return perr
-			}
-		}
-		if err != nil {
-			return cli.Wrap(cli.ExitTrouble, err)
-		}
-	}
-	return nil
+	return cli.Wrap(cli.ExitTrouble, pack.SaveLogs(st, pack.NewLogs(in), opts, print))
 }
