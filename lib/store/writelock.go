@@ -119,6 +119,11 @@ func (s *Store) acquireShared(sweep bool) error {
 	}
 	s.wl.f = f
 	s.wl.marker = s.makeMarker()
+	// What was known of the packed files before the lock may be stale (a
+	// gc ran): a writer counts only on what it finds holding the lock.
+	s.packed.mu.Lock()
+	s.packed.loaded, s.packed.files, s.packed.byHash = false, nil, nil
+	s.packed.mu.Unlock()
 	return nil
 }
 
@@ -307,6 +312,9 @@ func (s *Store) LockExclusive(waiting func()) (*Exclusive, error) {
 			return nil, lockError(filepath.Base(f.Name()), err)
 		}
 	}
+	s.packed.mu.Lock()
+	s.packed.loaded, s.packed.files, s.packed.byHash = false, nil, nil
+	s.packed.mu.Unlock()
 	return x, nil
 }
 
