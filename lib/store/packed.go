@@ -576,9 +576,6 @@ func (x *Exclusive) PlanRemovals(hs []Hash) {
 // age is kept), installed, and then the old file goes, its .idx first.
 // It returns h's size; 0 and no error when h is not packed.
 func (x *Exclusive) removePacked(h Hash) (int64, error) {
-	if n, ok := x.gone[h]; ok {
-		return n, nil
-	}
 	s := x.s
 	loc, stored, ok := s.lookupPacked(h, true)
 	if !ok {
@@ -619,9 +616,7 @@ func (x *Exclusive) removePacked(h Hash) (int64, error) {
 	s.refreshPacked(true)
 	s.packed.mu.Unlock()
 	for g, n := range goes {
-		if _, _, still := s.lookupPacked(g, false); !still {
-			x.gone[g] = n
-		}
+		x.gone[g] = n
 	}
 	return goes[h], nil
 }

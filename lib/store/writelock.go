@@ -355,12 +355,22 @@ func (x *Exclusive) RemoveObject(h Hash) (int64, error) {
 		}
 		size = fi.Size()
 	}
-	// A packed copy goes too (packed.go).
-	n, err := x.removePacked(h)
-	if err != nil {
-		return size, err
+	// Packed copies go too (packed.go); two writers may each have packed
+	// the same object.
+	for range 16 {
+		if _, _, ok := x.s.lookupPacked(h, true); !ok {
+			break
+		}
+		n, err := x.removePacked(h)
+		if err != nil {
+			return size, err
+		}
+		size = max(size, n)
 	}
-	return max(size, n), nil
+	if size == 0 {
+		size = x.gone[h] // removed with an earlier object of its packed file
+	}
+	return size, nil
 }
 
 // SyncObjects makes the deletions of objects durable: the directories
