@@ -147,9 +147,11 @@ func (s *Store) packedPath(name, suffix string) string {
 }
 
 // lookupPacked finds h among the packed objects. sure re-lists
-// objects/packed/ on a miss whatever its mtime says (a read must not miss
-// an object committed a moment ago); without it a miss re-lists only when
-// the directory's mtime moved, which is what a writer deduplicating wants.
+// objects/packed/ on a miss (a read must not miss an object committed a
+// moment ago); without it a miss looks no further than the listing read
+// since the write lock was taken, which is what a writer deduplicating
+// wants: an object another writer packed meanwhile is stored again, which
+// is harmless.
 func (s *Store) lookupPacked(h Hash, sure bool) (packedLoc, time.Time, bool) {
 	p := &s.packed
 	p.mu.Lock()
@@ -157,6 +159,11 @@ func (s *Store) lookupPacked(h Hash, sure bool) (packedLoc, time.Time, bool) {
 	if p.loaded {
 		if loc, ok := p.byHash[h]; ok {
 			return loc, p.files[loc.file], true
+		}
+		if !sure {
+			// A writer deduplicating: the listing read under its lock
+			// (and its own commits) is enough.
+			return packedLoc{}, time.Time{}, false
 		}
 	}
 	if !s.refreshPacked(sure) {
