@@ -142,6 +142,13 @@ type packedSet struct {
 	byHash map[Hash]packedLoc
 }
 
+// forgetPacked drops what is known of objects/packed/, to be read again.
+func (s *Store) forgetPacked() {
+	s.packed.mu.Lock()
+	s.packed.loaded, s.packed.files, s.packed.byHash = false, nil, nil
+	s.packed.mu.Unlock()
+}
+
 func (s *Store) packedPath(name, suffix string) string {
 	return filepath.Join(s.root, filepath.FromSlash(packedDir), name+suffix)
 }
@@ -322,10 +329,7 @@ func (s *Store) openPacked(h Hash) (io.ReadCloser, int64, time.Time, error) {
 		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		if errors.Is(err, fs.ErrNotExist) && try == 0 {
 			// ctx gc replaced the file since it was listed: look again.
-			s.packed.mu.Lock()
-			s.packed.loaded = false
-			s.packed.files, s.packed.byHash = nil, nil
-			s.packed.mu.Unlock()
+			s.forgetPacked()
 			continue
 		}
 		if err != nil {
