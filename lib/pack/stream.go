@@ -27,6 +27,7 @@ type Saver struct {
 	waiting []waiting
 	first   time.Time // when the oldest run of the batch was added
 	bytes   int64     // bytes written to the batch so far
+	steps   int       // steps of the runs waiting, held in memory until the commit
 }
 
 // waiting is a run built into the batch, not yet published.
@@ -44,13 +45,15 @@ type Saved struct {
 	Published Published
 }
 
-// When a batch is committed: after this many runs, bytes or time since
-// its first run, whichever comes first, and at the end of the stream. A
-// slow stream (an agent producing runs one by one) still sees each run
-// reported within about a second of the next one's end.
+// When a batch is committed: after this many runs, bytes, steps (the
+// manifests wait in memory for their commit) or time since its first
+// run, whichever comes first, and at the end of the stream. A slow stream
+// (an agent producing runs one by one) still sees each run reported
+// within about a second of the next one's end.
 const (
 	saverRuns  = 512
 	saverBytes = 64 << 20
+	saverSteps = 50000
 	saverAge   = time.Second
 )
 
@@ -78,7 +81,7 @@ func (s *Saver) newBatch() {
 	s.batch.PackSmall()
 	s.batch.UseStatCache(s.cache)
 	s.first = time.Now()
-	s.bytes = 0
+	s.bytes, s.steps = 0, 0
 	if s.opts.Interrupt != nil {
 		// An interrupt drops the runs not yet committed; those returned
 		// are stored.
@@ -119,7 +122,10 @@ func (s *Saver) Add(r io.Reader, source string) ([]Saved, error) {
 	}
 	s.waiting = append(s.waiting, w)
 	s.bytes += w.stats.BytesWritten + w.manifest
-	if len(s.waiting) >= saverRuns || s.bytes >= saverBytes || time.Since(s.first) >= saverAge {
+	if m := res.Manifest; m.spill == nil {
+		s.steps += len(m.Steps)
+	}
+	if len(s.waiting) >= saverRuns || s.bytes >= saverBytes || s.steps >= saverSteps || time.Since(s.first) >= saverAge {
 		return s.Flush()
 	}
 	return nil, nil
