@@ -135,3 +135,79 @@ func TestPackStreamKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentStreams runs three ctx pack - at once into one store: two
+// of the same 300 runs and one of 300 others sharing a step output with
+// them, then ctx gc --prune=now after ctx rm of a third of them. Every
+// stream prints the hashes packing alone gives; the store is intact,
+// every pack listed once, and gc leaves it intact too.
+func TestConcurrentStreams(t *testing.T) {
+	dir := t.TempDir()
+	stream := func(name string, tag string) string {
+		var b strings.Builder
+		for i := 0; i < 300; i++ {
+			fmt.Fprintf(&b, `{"event":"run","created":"2026-01-01T00:00:00Z","model":{"identifier":"%s"}}`+"\n", tag)
+			fmt.Fprintf(&b, `{"event":"step","tool":"x","output":"%s %d"}`+"\n", tag, i)
+			fmt.Fprintf(&b, `{"event":"step","tool":"y","output":"shared by all"}`+"\n")
+		}
+		p := filepath.Join(dir, name)
+		writeFile(t, p, []byte(b.String()))
+		return p
+	}
+	a, c := stream("a.ndjson", "a"), stream("c.ndjson", "c")
+	st := memStoreDir(t)
+	prog, err := exec.LookPath("ctx-pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []string{a, a, c}
+	outs := make([]string, len(inputs))
+	errs := make([]error, len(inputs))
+	var wg sync.WaitGroup
+	for i, in := range inputs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command(prog, "--store", st, "--no-sidecars", "-")
+			f, err := os.Open(in)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer f.Close()
+			cmd.Stdin = f
+			out, err := cmd.Output()
+			outs[i], errs[i] = string(out), err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+	}
+	if outs[0] != outs[1] {
+		t.Fatal("the same stream packed twice at once printed other hashes")
+	}
+	if n := strings.Count(outs[0], "ctx://") + strings.Count(outs[2], "ctx://"); n != 600 {
+		t.Fatalf("%d packs printed, want 600", n)
+	}
+	if ps := runFsck(t, st); len(ps) > 0 {
+		t.Fatalf("fsck after the streams: %v", ps)
+	}
+	if got := strings.Count(mustCtx(t, "", "ctx-log", "--store", st, "--json"), `"hash"`); got != 600 {
+		t.Fatalf("ctx log lists %d packs, want 600", got)
+	}
+	hashes := strings.Fields(strings.ReplaceAll(outs[0], "ctx://", ""))
+	mustCtx(t, "", "ctx-rm", append([]string{"--store", st}, hashes[:100]...)...)
+	mustCtx(t, "", "ctx-gc", "--store", st, "--prune=now")
+	if ps := runFsck(t, st); len(ps) > 0 {
+		t.Fatalf("fsck after gc: %v", ps)
+	}
+	if got := strings.Count(mustCtx(t, "", "ctx-log", "--store", st, "--json"), `"hash"`); got != 500 {
+		t.Fatalf("ctx log lists %d packs after gc, want 500", got)
+	}
+	for _, h := range hashes[100:] {
+		mustCtx(t, "", "ctx-verify", "--store", st, h)
+	}
+}
