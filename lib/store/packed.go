@@ -220,11 +220,7 @@ func (s *Store) refreshPacked(sure bool) bool {
 		}
 		changed = true
 		p.files[name] = stored
-		for _, e := range ix.Entries {
-			if _, dup := p.byHash[e.Hash]; !dup {
-				p.byHash[e.Hash] = packedLoc{file: name, off: e.Offset, size: e.Size}
-			}
-		}
+		p.add(name, ix)
 	}
 	gone := false
 	for name := range p.files {
@@ -243,16 +239,22 @@ func (s *Store) refreshPacked(sure bool) bool {
 		}
 		for name := range p.files {
 			if ix, _, err := s.readPackedIndex(name); err == nil {
-				for _, e := range ix.Entries {
-					if _, dup := p.byHash[e.Hash]; !dup {
-						p.byHash[e.Hash] = packedLoc{file: name, off: e.Offset, size: e.Size}
-					}
-				}
+				p.add(name, ix)
 			}
 		}
 	}
 	p.loaded = true
 	return changed
+}
+
+// add records the objects of the packed file name (p.mu held); an object
+// already known in another file keeps that place.
+func (p *packedSet) add(name string, ix *PackedIndex) {
+	for _, e := range ix.Entries {
+		if _, dup := p.byHash[e.Hash]; !dup {
+			p.byHash[e.Hash] = packedLoc{file: name, off: e.Offset, size: e.Size}
+		}
+	}
 }
 
 // readPackedIndex reads and parses objects/packed/<name>.idx, never
