@@ -502,13 +502,6 @@ func (b *Batch) CommitLast(last []Hash) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	defer b.pk.discard()
-	data, idx, name, err := b.pk.finish(b.s)
-	if err != nil {
-		return err
-	}
-	if len(b.pending) == 0 && name == "" {
-		return nil
-	}
 	defer func() {
 		// Whatever happened, no temporary file of the batch stays.
 		for h, ref := range b.pending {
@@ -516,6 +509,13 @@ func (b *Batch) CommitLast(last []Hash) error {
 		}
 		b.pending = map[Hash]tempRef{}
 	}()
+	data, idx, name, err := b.pk.finish(b.s)
+	if err != nil {
+		return err
+	}
+	if len(b.pending) == 0 && name == "" {
+		return nil
+	}
 	if err := b.pk.closeData(); err != nil {
 		return &WriteError{Err: err}
 	}
