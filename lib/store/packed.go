@@ -297,6 +297,32 @@ func (s *Store) ReadPackedIndex(name string) (*PackedIndex, error) {
 	return ix, err
 }
 
+// orphanPacks reports whether objects/packed/ holds a .pack without its
+// .idx: a commit that failed or was killed between the two (its objects
+// were never visible), for the next writer alone to sweep.
+func (s *Store) orphanPacks() bool {
+	dir := filepath.Join(s.root, filepath.FromSlash(packedDir))
+	if s.CheckDir(dir) != nil {
+		return false
+	}
+	names, err := readNames(dir)
+	if err != nil {
+		return false
+	}
+	idx := map[string]bool{}
+	for _, n := range names {
+		if name, ok := strings.CutSuffix(n, idxSuffix); ok {
+			idx[name] = true
+		}
+	}
+	for _, n := range names {
+		if name, ok := strings.CutSuffix(n, packSuffix); ok && !idx[name] {
+			return true
+		}
+	}
+	return false
+}
+
 // packedFiles lists the names (<hex>) of the packed files whose .idx is
 // in place, sorted.
 func (s *Store) packedFiles() ([]string, error) {

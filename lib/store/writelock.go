@@ -249,6 +249,9 @@ func (s *Store) makeMarker() string {
 // means a writer was killed (its marker stays) or left a large object's
 // temporary file.
 func (s *Store) dirty() bool {
+	if s.orphanPacks() {
+		return true
+	}
 	if s.CheckDir(s.tmp()) != nil {
 		return false
 	}
