@@ -8,6 +8,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // EntryKind says what the layout makes of a path in the store, by where it
@@ -243,7 +244,11 @@ func IsTempName(name string) bool { return strings.HasPrefix(name, ".tmp-") }
 // It refuses anything the layout does not call temporary and anything that
 // is not a regular file, so it can never delete an object, a ref or a
 // draft.
-func (s *Store) RemoveTemp(rel string) error {
+func (s *Store) RemoveTemp(rel string) error { return s.removeTemp(rel, false) }
+
+// removeTemp is RemoveTemp; alone, the caller holds the store alone (a
+// sweep), so no commit can be in progress.
+func (s *Store) removeTemp(rel string, alone bool) error {
 	if k, _, _ := Classify(rel); (k != KindTemp && !s.orphanPack(rel)) || !fs.ValidPath(rel) {
 		return fmt.Errorf("%s is not a temporary file of the store", rel)
 	}
@@ -254,6 +259,11 @@ func (s *Store) RemoveTemp(rel string) error {
 	}
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", rel)
+	}
+	if k, _, _ := Classify(rel); k == KindPacked && !alone && time.Since(fi.ModTime()) < staleElsewhere {
+		// A writer may be between its .pack and its .idx: written to
+		// last moments ago, it is not a leftover yet.
+		return fmt.Errorf("%s was written less than a minute ago: a commit may be in progress", rel)
 	}
 	return os.Remove(p)
 }

@@ -294,7 +294,7 @@ func (s *Store) SweepTemps() Swept {
 				return nil
 			}
 		}
-		if s.RemoveTemp(e.Path) == nil {
+		if s.removeTemp(e.Path, true) == nil {
 			out.Files++
 			out.Bytes += fi.Size()
 		}
