@@ -8,24 +8,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
-// An NDJSON line longer than bigLine is not read into memory whole: it is
-// read as a stream (bigEvent), the strings of its content keys (content,
-// output, normalized_output and their _base64 forms) unescaped straight
-// into the store, so a 500 MB line packs in the memory of a few buffers.
-// Its other values are kept, up to bigValue each. (Variables for the
-// tests.)
-var (
-	bigLine  = 16 << 20
-	bigValue = 16 << 20
-	allLong  = false // every line read as long
-)
+// An NDJSON line longer than tuning.bigLine is not read into memory
+// whole: it is read as a stream (bigEvent), the strings of its content
+// keys (content, output, normalized_output and their _base64 forms)
+// unescaped straight into the store, so a 500 MB line packs in the memory
+// of a few buffers. Its other values are kept, up to tuning.bigValue each.
 
 // readLineUpTo is ReadLine that stops at limit bytes: whole is false when
 // the line goes on beyond what it returns.
@@ -48,6 +41,30 @@ var streamedKeys = map[string]bool{
 	"content": false, "content_base64": true,
 	"output": false, "output_base64": true,
 	"normalized_output": false, "normalized_output_base64": true,
+}
+
+// toNewline reads br up to and including its next newline and never
+// beyond, so the lines after a long one stay in br for the reading of
+// the stream.
+type toNewline struct {
+	br   *bufio.Reader
+	done bool
+}
+
+func (t *toNewline) Read(p []byte) (int, error) {
+	if t.done {
+		return 0, io.EOF
+	}
+	if _, err := t.br.Peek(1); err != nil {
+		return 0, err
+	}
+	buf, _ := t.br.Peek(min(len(p), t.br.Buffered()))
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		buf, t.done = buf[:i+1], true
+	}
+	n := copy(p, buf)
+	_, _ = t.br.Discard(n)
+	return n, nil
 }
 
 // lineReader reads one long line, counting bytes for error positions.
@@ -86,7 +103,7 @@ func (l *lineReader) eof(err error) error {
 func (l *lineReader) space() (byte, error) {
 	for {
 		c, err := l.byte()
-		if err != nil || !isSpace(c) || c == '\n' {
+		if err != nil || !jcs.IsSpace(c) || c == '\n' {
 			return c, err
 		}
 	}
@@ -95,7 +112,11 @@ func (l *lineReader) space() (byte, error) {
 // bigEvent reads the rest of a long event line, whose first bytes are
 // head, and dispatches it as event does.
 func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch func(ev string) error) error {
-	l := &lineReader{r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), br), 256<<10), lineNo: lineNo}
+	var rest io.Reader = &toNewline{br: br}
+	if bytes.HasSuffix(head, []byte{'\n'}) {
+		rest = bytes.NewReader(nil) // head is the whole line
+	}
+	l := &lineReader{r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), rest), 256<<10), lineNo: lineNo}
 	obj, stored, err := b.bigObject(l)
 	if err != nil {
 		return err
@@ -109,7 +130,7 @@ func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch f
 		if err != nil {
 			return err
 		}
-		if !isSpace(c) {
+		if !jcs.IsSpace(c) {
 			return l.syntax("invalid character %q after the event", c)
 		}
 	}
@@ -184,7 +205,7 @@ func (b *builder) bigObject(l *lineReader) (map[string]json.RawMessage, map[stri
 			obj[k] = json.RawMessage(`""`) // given; its content is in stored
 		} else {
 			l.unread()
-			if obj[k], err = l.value(bigValue); err != nil {
+			if obj[k], err = l.value(b.tune.bigValue); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -210,7 +231,7 @@ func (l *lineReader) value(max int) ([]byte, error) {
 		if err != nil {
 			return nil, l.eof(err)
 		}
-		if !inStr && (c == '\n' || ((c == ',' || c == '}' || c == ']' || isSpace(c)) && depth == 0 && len(out) > 0 && out[0] != '"' && out[0] != '{' && out[0] != '[')) {
+		if !inStr && (c == '\n' || ((c == ',' || c == '}' || c == ']' || jcs.IsSpace(c)) && depth == 0 && len(out) > 0 && out[0] != '"' && out[0] != '{' && out[0] != '[')) {
 			l.unread()
 			return out, nil
 		}
@@ -301,64 +322,27 @@ func unescapeTo(l *lineReader, w io.Writer) error {
 			bw.WriteByte(c)
 			continue
 		}
-		e, err := l.byte()
-		if err != nil {
-			return l.eof(err)
-		}
-		switch e {
-		case '"', '\\', '/':
-			bw.WriteByte(e)
-		case 'b':
-			bw.WriteByte('\b')
-		case 'f':
-			bw.WriteByte('\f')
-		case 'n':
-			bw.WriteByte('\n')
-		case 'r':
-			bw.WriteByte('\r')
-		case 't':
-			bw.WriteByte('\t')
-		case 'u':
-			r, err := l.hex4()
-			if err != nil {
-				return err
+		// An escape: jcs decodes it from the bytes ahead.
+		l.unread()
+		ahead, perr := l.r.Peek(12) // fewer at the end of the input
+		r, n, msg := jcs.Escape(ahead)
+		if n == 0 {
+			if perr != nil && (len(ahead) < 2 || ahead[1] == 'u' && bytes.IndexAny(ahead, "\"\n") < 0) {
+				return l.eof(perr) // the input ends in the escape
 			}
-			if utf16.IsSurrogate(r) {
-				c1, err1 := l.byte()
-				c2, err2 := l.byte()
-				if err1 != nil || err2 != nil || c1 != '\\' || c2 != 'u' {
-					return l.syntax("lone surrogate \\u%x in string", r)
-				}
-				r2, err := l.hex4()
-				if err != nil {
-					return err
-				}
-				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
-					return l.syntax("lone surrogate in string")
-				}
-			}
-			var buf [utf8.UTFMax]byte
-			bw.Write(buf[:utf8.EncodeRune(buf[:], r)])
-		default:
-			return l.syntax("invalid escape \\%c in string", e)
+			l.skip(min(2, len(ahead)))
+			return l.syntax("%s", msg)
 		}
+		l.skip(n)
+		var buf [utf8.UTFMax]byte
+		bw.Write(buf[:utf8.EncodeRune(buf[:], r)])
 	}
 }
 
-func (l *lineReader) hex4() (rune, error) {
-	var b [4]byte
-	for i := range b {
-		c, err := l.byte()
-		if err != nil {
-			return 0, l.eof(err)
-		}
-		b[i] = c
-	}
-	r, ok := jcs.Hex4(b[:], 0)
-	if !ok {
-		return 0, l.syntax("invalid \\u escape in string")
-	}
-	return r, nil
+// skip moves past n bytes the reader holds.
+func (l *lineReader) skip(n int) {
+	_, _ = l.r.Discard(n)
+	l.off += int64(n)
 }
 
 // base64Stream decodes base64 as decodeBase64 does (padded, or failing

@@ -30,12 +30,10 @@ func TestLongLineAsWhole(t *testing.T) {
 		`{"event":"run","model":{"identifier":"m"}}
 {"event":"input","name":"bad","content_base64":"!!!!"}`,
 	}
-	defer func() { allLong = false }()
 	for i, log := range logs {
 		var want, got string
 		for pass, long := range []bool{false, true} {
-			allLong = long
-			res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: t.TempDir()})
+			res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: t.TempDir(), tune: tuned(func(t *tuning) { t.allLong = long })})
 			out := fmt.Sprint(err)
 			if err == nil {
 				canon, _, err := Encode(res.Manifest)
@@ -60,17 +58,41 @@ func TestLongLineAsWhole(t *testing.T) {
 // build with a syntax error at its line and column; a long line whose
 // event is unknown is a problem as for any line.
 func TestLongLineErrors(t *testing.T) {
-	defer func() { allLong = false }()
-	allLong = true
+	allLong := tuned(func(t *tuning) { t.allLong = true })
 	for log, want := range map[string]string{
 		`{"event":"run","model":{"identifier":"m"}} x`:                                                      "line 1, column 44 (byte 44): invalid character 'x' after the event",
 		"{\"event\":\"run\",\"model\":{\"identifier\":\"m\"}}\n{\"event\":\"input\",\"content\":\"a\x01\"}": "line 2, column 30 (byte 30): control character U+0001 in string must be escaped",
 		"{\"event\":\"run\",\"model\":{\"identifier\":\"m\"}}\n{\"event\":\"input\",\"content\":\"abc":      "line 2, column 31 (byte 31): unexpected end of input: the line is truncated",
 		"{\"event\":\"run\",\"model\":{\"identifier\":\"m\"}}\n{\"event\":\"nope\"}":                        `event: unknown event "nope"`,
 	} {
-		_, err := Build(strings.NewReader(log), HashSink{}, Options{Root: t.TempDir()})
+		_, err := Build(strings.NewReader(log), HashSink{}, Options{Root: t.TempDir(), tune: allLong})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", log, err, want)
 		}
+	}
+}
+
+// tuned is ctx pack's tuning with the changes of f.
+func tuned(f func(*tuning)) *tuning {
+	t := defaultTuning()
+	f(&t)
+	return &t
+}
+
+// TestLongLineThenMore reads a log whose long line (longer than the
+// reader's buffer) is followed by more events: they are read, none lost
+// to the buffer the long line was streamed through.
+func TestLongLineThenMore(t *testing.T) {
+	log := `{"event":"run","model":{"identifier":"m"}}
+{"event":"input","name":"a","content":"` + strings.Repeat("x", 600<<10) + `"}
+{"event":"step","tool":"t","output":"o"}
+{"event":"step","tool":"t","output":"\ud83d\ude00"}
+`
+	res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: t.TempDir(), tune: tuned(func(t *tuning) { t.bigLine = 64 })})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.Manifest.NumSteps(); n != 2 {
+		t.Fatalf("%d steps after the long line, want 2", n)
 	}
 }

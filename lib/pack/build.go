@@ -44,6 +44,29 @@ type Options struct {
 	// number; the manifest Build returns then streams them (EncodeTo,
 	// Publish) until Release.
 	Scratch func() (*os.File, error)
+
+	tune *tuning // the tests' changes to how Build reads; nil: ctx pack's
+}
+
+// tuning is how Build reads, which the tests change to reach each way
+// without logs of many megabytes.
+type tuning struct {
+	// An NDJSON line longer than bigLine is read as a stream (bigEvent),
+	// its values outside the content keys kept up to bigValue each;
+	// allLong takes every line as long.
+	bigLine, bigValue int
+	allLong           bool
+	// slowDocument reads documents with readDocumentSlow, the reference.
+	slowDocument bool
+	// spillAfter is how many steps a build with Options.Scratch keeps in
+	// memory before it moves them to the scratch file: most runs never
+	// need one.
+	spillAfter int
+}
+
+// defaultTuning is ctx pack's.
+func defaultTuning() tuning {
+	return tuning{bigLine: 16 << 20, bigValue: 16 << 20, spillAfter: 1024}
 }
 
 // Artifact is an output whose file exists on disk under the root, in a
@@ -99,6 +122,7 @@ type unknownField struct {
 
 type builder struct {
 	opts     Options
+	tune     tuning
 	sink     Sink
 	root     string // absolute
 	rootReal string // symlinks resolved
@@ -156,8 +180,12 @@ func newBuilder(sink Sink, opts Options) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
+	tune := defaultTuning()
+	if opts.tune != nil {
+		tune = *opts.tune
+	}
 	return &builder{
-		opts: opts, sink: sink, root: abs, rootReal: real, tree: tree,
+		opts: opts, tune: tune, sink: sink, root: abs, rootReal: real, tree: tree,
 		unknown: map[string]*unknownField{},
 		top:     map[string]json.RawMessage{}, topLine: map[string]int{},
 		m: Manifest{
@@ -639,7 +667,7 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 		norm, _ = b.content(obj, path, normalizedKeys(), false)
 		st.Metadata = b.canonicalAny(obj, "metadata", path)
 	}
-	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= spillAfter {
+	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= b.tune.spillAfter {
 		b.startSpill()
 	}
 	if b.spill != nil {
@@ -702,11 +730,6 @@ func (b *builder) flushSteps(all bool) {
 		b.fatal = b.spill.err
 	}
 }
-
-// spillAfter is how many steps a build with Options.Scratch keeps in
-// memory before it moves them to the scratch file: most runs never need
-// one (a variable for the tests).
-var spillAfter = 1024
 
 // startSpill creates the scratch file and moves the steps so far into it.
 func (b *builder) startSpill() {

@@ -53,7 +53,7 @@ func (d *docReader) next() (byte, error) {
 func (d *docReader) space() (byte, error) {
 	for {
 		c, err := d.next()
-		if err != nil || !isSpace(c) {
+		if err != nil || !jcs.IsSpace(c) {
 			return c, err
 		}
 	}
@@ -109,14 +109,9 @@ func (d *docReader) value(c byte, state string) error {
 	if c != '{' && c != '[' && c != '"' {
 		return d.scalar(c, state)
 	}
-	depth, inStr, esc := 0, false, false
-	switch c {
-	case '{', '[':
-		depth = 1
-	case '"':
-		inStr = true
-	}
-	for depth > 0 || inStr {
+	var s jcs.Scanner
+	s.Scan(d.val)
+	for {
 		if _, err := d.br.Peek(1); err != nil {
 			if errors.Is(err, io.EOF) {
 				if e := d.invalid(state); e != nil {
@@ -126,57 +121,14 @@ func (d *docReader) value(c byte, state string) error {
 			}
 			return err
 		}
-		// A buffer at a time: strings are skipped to their next quote or
-		// backslash with IndexByte.
+		// A buffer at a time.
 		buf, _ := d.br.Peek(d.br.Buffered())
-		i := 0
-		nq, nb := -1, -1 // the next quote and backslash at or after i, once found
-		for i < len(buf) && (depth > 0 || inStr) {
-			if inStr {
-				if esc {
-					esc = false
-					i++
-					continue
-				}
-				if nq < i {
-					if nq = bytes.IndexByte(buf[i:], '"'); nq >= 0 {
-						nq += i
-					} else {
-						nq = len(buf)
-					}
-				}
-				if nb < i {
-					if nb = bytes.IndexByte(buf[i:], '\\'); nb >= 0 {
-						nb += i
-					} else {
-						nb = len(buf)
-					}
-				}
-				switch {
-				case nb < nq:
-					i = nb + 1
-					esc = true
-				case nq < len(buf):
-					i = nq + 1
-					inStr = false
-				default:
-					i = len(buf)
-				}
-				continue
-			}
-			switch buf[i] {
-			case '"':
-				inStr = true
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-			}
-			i++
+		n, done := s.Scan(buf)
+		d.consume(buf[:n])
+		if done {
+			return nil
 		}
-		d.consume(buf[:i])
 	}
-	return nil
 }
 
 // consume adds span, the next bytes of the input, to d.val and moves past
@@ -310,7 +262,7 @@ func (b *builder) readDocumentFast(br *bufio.Reader) error {
 		if err != nil {
 			return err
 		}
-		if !isSpace(c) {
+		if !jcs.IsSpace(c) {
 			return d.here("unexpected data after the end of the log")
 		}
 	}
@@ -435,7 +387,7 @@ func startsObject(br *bufio.Reader) bool {
 		if err != nil {
 			return false
 		}
-		if c := b[n-1]; !isSpace(c) {
+		if c := b[n-1]; !jcs.IsSpace(c) {
 			return c == '{'
 		}
 	}

@@ -38,7 +38,7 @@ func Build(r io.Reader, sink Sink, opts Options) (res *Result, err error) {
 		err = b.readStream(br)
 	} else {
 		b.document = true
-		if slowDocument {
+		if b.tune.slowDocument {
 			err = b.readDocumentSlow(br)
 		} else {
 			err = b.readDocumentFast(br)
@@ -75,54 +75,9 @@ func sniff(br *bufio.Reader) (stream bool, err error) {
 // sniffEvent scans the start of the first JSON value for a top-level
 // "event" key. decided is false while the value is still incomplete.
 func sniffEvent(buf []byte) (event, decided bool) {
-	i := 0
-	for i < len(buf) && isSpace(buf[i]) {
-		i++
-	}
-	if i == len(buf) {
-		return false, false
-	}
-	if buf[i] != '{' {
-		return false, true
-	}
-	i++
-	depth, expectKey := 0, true
-	for i < len(buf) {
-		switch c := buf[i]; {
-		case c == '"':
-			j := i + 1
-			for j < len(buf) && buf[j] != '"' {
-				if buf[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(buf) {
-				return false, false
-			}
-			if depth == 0 && expectKey {
-				if string(buf[i+1:j]) == "event" {
-					return true, true
-				}
-				expectKey = false
-			}
-			i = j
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return false, true
-			}
-			depth--
-		case c == ',' && depth == 0:
-			expectKey = true
-		}
-		i++
-	}
-	return false, false
+	at, decided := jcs.FindKey(buf, "event")
+	return at >= 0, decided
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // ReadLine appends one line of br, however long, with its newline, to
 // buf and returns it; the error is br's (io.EOF after the last line). The
@@ -146,12 +101,12 @@ func (b *builder) readStream(br *bufio.Reader) error {
 	for lineNo := 1; ; lineNo++ {
 		var err error
 		var whole bool
-		line, whole, err = readLineUpTo(br, line[:0], bigLine)
+		line, whole, err = readLineUpTo(br, line[:0], b.tune.bigLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		b.line = lineNo
-		if !whole || (allLong && len(bytes.TrimSpace(line)) > 0) {
+		if !whole || (b.tune.allLong && len(bytes.TrimSpace(line)) > 0) {
 			// A long line: read as a stream, not held.
 			err := b.bigEvent(line, br, lineNo, func(ev string) error {
 				return b.dispatch(ev, nil, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs)
@@ -265,9 +220,6 @@ func (b *builder) quickEvent(raw []byte) (string, bool) {
 	b.parsed = obj
 	return ev, true
 }
-
-// slowDocument makes Build read documents with readDocumentSlow (tests).
-var slowDocument = false
 
 // readDocumentSlow reads one JSON document with encoding/json's Decoder,
 // streaming the four arrays element by element so a log with many steps
