@@ -43,67 +43,105 @@ var streamedKeys = map[string]bool{
 	"normalized_output": false, "normalized_output_base64": true,
 }
 
-// toNewline reads br up to and including its next newline and never
-// beyond, so the lines after a long one stay in br for the reading of
-// the stream.
-type toNewline struct {
-	br   *bufio.Reader
-	done bool
-}
-
-func (t *toNewline) Read(p []byte) (int, error) {
-	if t.done {
-		return 0, io.EOF
-	}
-	if _, err := t.br.Peek(1); err != nil {
-		return 0, err
-	}
-	buf, _ := t.br.Peek(min(len(p), t.br.Buffered()))
-	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
-		buf, t.done = buf[:i+1], true
-	}
-	n := copy(p, buf)
-	_, _ = t.br.Discard(n)
-	return n, nil
-}
-
-// lineReader reads one long line, counting bytes for error positions.
+// lineReader reads one long value, an NDJSON line or an element of a
+// document: first head, the bytes of it already read, then br, a byte at
+// a time, never beyond the value's end, so what follows stays in br. It
+// counts bytes, and in a document lines, for error positions.
 type lineReader struct {
-	r      *bufio.Reader
-	off    int64 // bytes of the line read
-	lineNo int
+	head   []byte
+	hpos   int
+	br     *bufio.Reader
+	last   byte // the byte just read, and whether from br (for unread)
+	fromBr bool
+	off    int64 // NDJSON: bytes of the line read; a document: its offset
+	line   int
+	lastNL int64 // a document: the offset of the last newline, -1 if none
+	prevNL int64
+	doc    bool // a document, where a newline is white space
 }
 
 func (l *lineReader) byte() (byte, error) {
-	c, err := l.r.ReadByte()
-	if err == nil {
-		l.off++
+	var c byte
+	if l.hpos < len(l.head) {
+		c = l.head[l.hpos]
+		l.hpos++
+		l.fromBr = false
+	} else {
+		var err error
+		if c, err = l.br.ReadByte(); err != nil {
+			return 0, err
+		}
+		l.fromBr = true
 	}
-	return c, err
+	if l.doc && c == '\n' {
+		l.line++
+		l.prevNL, l.lastNL = l.lastNL, l.off
+	}
+	l.off++
+	l.last = c
+	return c, nil
 }
 
+// unread puts back the byte just read.
 func (l *lineReader) unread() {
-	_ = l.r.UnreadByte()
-	l.off--
-}
-
-func (l *lineReader) syntax(msg string, args ...any) error {
-	return &SyntaxError{Line: l.lineNo, Column: int(l.off), Offset: l.off, Msg: fmt.Sprintf(msg, args...)}
-}
-
-// eof words a read error: the end of input in the middle of the line is a
-// truncated log.
-func (l *lineReader) eof(err error) error {
-	if errors.Is(err, io.EOF) {
-		return l.syntax("unexpected end of input: the line is truncated")
+	if l.fromBr {
+		_ = l.br.UnreadByte()
+	} else {
+		l.hpos--
 	}
-	return err
+	l.off--
+	if l.doc && l.last == '\n' {
+		l.line--
+		l.lastNL = l.prevNL
+	}
 }
+
+// peek returns up to n bytes ahead without reading them; err is br's
+// when there are fewer.
+func (l *lineReader) peek(n int, buf []byte) ([]byte, error) {
+	buf = append(buf[:0], l.head[l.hpos:min(len(l.head), l.hpos+n)]...)
+	if len(buf) == n {
+		return buf, nil
+	}
+	more, err := l.br.Peek(n - len(buf))
+	return append(buf, more...), err
+}
+
+// skip moves past n bytes that peek gave, none a newline.
+func (l *lineReader) skip(n int) {
+	h := min(n, len(l.head)-l.hpos)
+	l.hpos += h
+	_, _ = l.br.Discard(n - h)
+	l.off += int64(n)
+}
+
+// syntax is the error at the byte just read.
+func (l *lineReader) syntax(msg string, args ...any) error {
+	if l.doc {
+		return at(l.off-1, l.line, l.lastNL, fmt.Sprintf(msg, args...))
+	}
+	return &SyntaxError{Line: l.line, Column: int(l.off), Offset: l.off, Msg: fmt.Sprintf(msg, args...)}
+}
+
+// eof words a read error: the end of input in the middle of the value is
+// a truncated log.
+func (l *lineReader) eof(err error) error {
+	switch {
+	case !errors.Is(err, io.EOF):
+		return err
+	case l.doc:
+		return at(l.off, l.line, l.lastNL, "unexpected end of input: the log is truncated")
+	}
+	return l.syntax("unexpected end of input: the line is truncated")
+}
+
+// ends reports whether c ends the line (NDJSON).
+func (l *lineReader) ends(c byte) bool { return c == '\n' && !l.doc }
 
 func (l *lineReader) space() (byte, error) {
 	for {
 		c, err := l.byte()
-		if err != nil || !jcs.IsSpace(c) || c == '\n' {
+		if err != nil || !jcs.IsSpace(c) || l.ends(c) {
 			return c, err
 		}
 	}
@@ -112,11 +150,10 @@ func (l *lineReader) space() (byte, error) {
 // bigEvent reads the rest of a long event line, whose first bytes are
 // head, and dispatches it as event does.
 func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch func(ev string) error) error {
-	var rest io.Reader = &toNewline{br: br}
+	l := &lineReader{head: head, br: br, line: lineNo}
 	if bytes.HasSuffix(head, []byte{'\n'}) {
-		rest = bytes.NewReader(nil) // head is the whole line
+		l.br = bufio.NewReader(bytes.NewReader(nil)) // head is the whole line
 	}
-	l := &lineReader{r: bufio.NewReaderSize(io.MultiReader(bytes.NewReader(head), rest), 256<<10), lineNo: lineNo}
 	obj, stored, err := b.bigObject(l)
 	if err != nil {
 		return err
@@ -134,19 +171,8 @@ func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch f
 			return l.syntax("invalid character %q after the event", c)
 		}
 	}
-	for k, raw := range obj {
-		if _, ok := stored[k]; ok {
-			continue
-		}
-		if _, err := jcs.Canonicalize(raw); err != nil {
-			var je *jcs.Error
-			if errors.As(err, &je) {
-				b.problem(subPath(k, je.Path), "%s", je.Msg)
-			} else {
-				b.problem(k, "%v", err)
-			}
-			return nil
-		}
+	if !b.checkLong(obj, stored, "") {
+		return nil
 	}
 	ev, ok := plainString(obj["event"])
 	if !ok {
@@ -155,6 +181,44 @@ func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch f
 	}
 	b.parsed, b.stored = obj, stored
 	return dispatch(ev)
+}
+
+// checkLong has jcs check the values of a long object that were kept (not
+// streamed), as it checks a whole line or element; false when one is
+// refused (a problem at path, the object's).
+func (b *builder) checkLong(obj map[string]json.RawMessage, stored map[string]store.Result, path string) bool {
+	for k, raw := range obj {
+		if _, ok := stored[k]; ok {
+			continue
+		}
+		if _, err := jcs.Canonicalize(raw); err != nil {
+			var je *jcs.Error
+			if errors.As(err, &je) {
+				b.problem(subPath(key(path, k), je.Path), "%s", je.Msg)
+			} else {
+				b.problem(key(path, k), "%v", err)
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// bigElement reads the rest of a long element of a document's array, at
+// path, whose first bytes are in d.val, and adds it (add) as the element
+// whole would be.
+func (b *builder) bigElement(d *docReader, path string, add func()) error {
+	l := &lineReader{head: d.val, br: d.br, off: d.vOff, line: d.vLine, lastNL: d.vNL, prevNL: -1, doc: true}
+	obj, stored, err := b.bigObject(l)
+	d.off, d.line, d.lastNL, d.prevNL = l.off, l.line, l.lastNL, l.prevNL
+	d.val = nil // up to a long line's worth: not kept for the next element
+	if err != nil || !b.checkLong(obj, stored, path) {
+		return err
+	}
+	b.parsed, b.stored = obj, stored
+	add()
+	b.parsed, b.stored = nil, nil
+	return nil
 }
 
 // bigObject reads the event object: its members, with the strings of the
@@ -231,7 +295,7 @@ func (l *lineReader) value(max int) ([]byte, error) {
 		if err != nil {
 			return nil, l.eof(err)
 		}
-		if !inStr && (c == '\n' || ((c == ',' || c == '}' || c == ']' || jcs.IsSpace(c)) && depth == 0 && len(out) > 0 && out[0] != '"' && out[0] != '{' && out[0] != '[')) {
+		if !inStr && (l.ends(c) || ((c == ',' || c == '}' || c == ']' || jcs.IsSpace(c)) && depth == 0 && len(out) > 0 && out[0] != '"' && out[0] != '{' && out[0] != '[')) {
 			l.unread()
 			return out, nil
 		}
@@ -295,6 +359,7 @@ func unescapeTo(l *lineReader, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var pend [utf8.UTFMax]byte // an incomplete UTF-8 sequence
 	np := 0
+	var peekBuf [12]byte
 	for {
 		c, err := l.byte()
 		if err != nil {
@@ -324,7 +389,7 @@ func unescapeTo(l *lineReader, w io.Writer) error {
 		}
 		// An escape: jcs decodes it from the bytes ahead.
 		l.unread()
-		ahead, perr := l.r.Peek(12) // fewer at the end of the input
+		ahead, perr := l.peek(12, peekBuf[:]) // fewer at the end of the input
 		r, n, msg := jcs.Escape(ahead)
 		if n == 0 {
 			if perr != nil && (len(ahead) < 2 || ahead[1] == 'u' && bytes.IndexAny(ahead, "\"\n") < 0) {
@@ -337,12 +402,6 @@ func unescapeTo(l *lineReader, w io.Writer) error {
 		var buf [utf8.UTFMax]byte
 		bw.Write(buf[:utf8.EncodeRune(buf[:], r)])
 	}
-}
-
-// skip moves past n bytes the reader holds.
-func (l *lineReader) skip(n int) {
-	_, _ = l.r.Discard(n)
-	l.off += int64(n)
 }
 
 // base64Stream decodes base64 as decodeBase64 does (padded, or failing

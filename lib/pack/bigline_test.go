@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"strings"
@@ -95,4 +96,100 @@ func TestLongLineThenMore(t *testing.T) {
 	if n := res.Manifest.NumSteps(); n != 2 {
 		t.Fatalf("%d steps after the long line, want 2", n)
 	}
+}
+
+// TestLongElementAsWhole reads the same documents with every element of
+// their arrays taken as long (streamed: bigElement) and whole, and holds
+// the two to the same manifest or the same problems.
+func TestLongElementAsWhole(t *testing.T) {
+	raw := make([]byte, 3000)
+	for i := range raw {
+		raw[i] = byte(i * 7)
+	}
+	b64 := base64.StdEncoding.EncodeToString(raw)
+	docs := []string{
+		`{"model":{"identifier":"m"},
+ "prompts":[{"role":"user","content":"h\u00e9llo \"q\" \\ \/ \b\f\n\r\t \ud83d\ude00 ✓ é"}],
+ "inputs":[ {"name":"a.bin","content_base64":"` + b64 + `"},
+   {"name":"b.bin","content_base64":"` + strings.TrimRight(base64.StdEncoding.EncodeToString(raw[:100]), "=") + `"} ,
+   {"name":"c.bin",
+    "content_base64":"` + b64[:76] + `\n` + b64[76:152] + `\r\n"}],
+ "steps":[
+   { "tool" : "t" , "parameters":{"a":[1,{"b":"}"}]},
+     "output":"` + strings.Repeat("ü€😀", 5000) + `","metadata":{"k":null}}   ,
+   {"tool":"t","normalized_output":"n","output":"o"}],
+ "outputs":[{"name":"r.txt","content":"","confidence":"high"}]}`,
+		`{"model":{"identifier":"m"},"prompts":[],"steps":[],"inputs":[{"name":"bad","content_base64":"!!!!"}]}`,
+		`{"model":{"identifier":"m"},"prompts":[],"steps":[],"inputs":[{"name":"n","content":"x","extra":1e400}]}`,
+	}
+	for i, doc := range docs {
+		var want, got string
+		for pass, bigLine := range []int{16 << 20, 1} {
+			res, err := Build(strings.NewReader(doc), HashSink{}, Options{Root: t.TempDir(), tune: tuned(func(t *tuning) { t.bigLine = bigLine })})
+			out := fmt.Sprint(err)
+			if err == nil {
+				canon, _, err := Encode(res.Manifest)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = string(canon)
+			}
+			if pass == 0 {
+				want = out
+			} else {
+				got = out
+			}
+		}
+		if got != want {
+			t.Errorf("doc %d: streamed elements give\n%s\nwhole\n%s", i, got, want)
+		}
+	}
+}
+
+// TestLongElementErrors: a syntax error in a streamed element of a
+// document is at its line and column of the document.
+func TestLongElementErrors(t *testing.T) {
+	long := tuned(func(t *tuning) { t.bigLine = 1 })
+	for doc, want := range map[string]string{
+		"{\"model\":{\"identifier\":\"m\"},\n\"inputs\":[{\"name\":\"a\",\n \"content\":\"a\x01\"}]}": "line 3, column 14 (byte 65): control character U+0001 in string must be escaped",
+		"{\"model\":{\"identifier\":\"m\"},\n\"inputs\":[{\"name\":\"a\",\n \"content\":\"abc":        "unexpected end of input: the log is truncated",
+		"{\"model\":{\"identifier\":\"m\"},\n\"inputs\":[{\"name\":\"a\" x}]}":                        "line 2, column 23 (byte 51): invalid character 'x' after a member, expected ',' or '}'",
+	} {
+		_, err := Build(strings.NewReader(doc), HashSink{}, Options{Root: t.TempDir(), tune: long})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", doc, err, want)
+		}
+	}
+}
+
+// FuzzLongElements holds the streamed reading of a document's elements
+// (bigElement) to the whole one: a log packed whole packs to the same
+// manifest with every element streamed, and one refused whole is refused
+// streamed (the words may differ: the streamed reader says them itself).
+func FuzzLongElements(f *testing.F) {
+	for _, s := range []string{
+		`{"model":{"identifier":"m"},"prompts":[{"role":"user","content":"h\u00e9\"\\\n\ud83d\ude00"}],"steps":[{"tool":"t","parameters":{"a":[1,{"b":"}"}]},"output":"o","normalized_output_base64":"AAE="}],"inputs":[{"name":"a","content_base64":"AA\nE="}],"outputs":[{"name":"o","content":"y","confidence":"high"}]}`,
+		`{"model":{"identifier":"m"},"prompts":[{"content":"x","content":"y"}],"steps":[]}`,
+		`{"model":{"identifier":"m"},"prompts":[],"steps":[{"tool":"t","output":"\ud800"}]}`,
+		"{\"model\":{\"identifier\":\"m\"},\"prompts\":[{\"content\":\"a\x01\"}],\"steps\":[]}",
+	} {
+		f.Add([]byte(s))
+	}
+	root := fuzzRoot(f)
+	long := tuned(func(t *tuning) { t.bigLine = 1 })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole, werr := Build(bytes.NewReader(data), HashSink{}, Options{Root: root})
+		streamed, serr := Build(bytes.NewReader(data), HashSink{}, Options{Root: root, tune: long})
+		if (werr == nil) != (serr == nil) {
+			t.Fatalf("%q: whole %v, streamed %v", data, werr, serr)
+		}
+		if werr != nil {
+			return
+		}
+		w, _, err1 := Encode(whole.Manifest)
+		s, _, err2 := Encode(streamed.Manifest)
+		if err1 != nil || err2 != nil || !bytes.Equal(w, s) {
+			t.Fatalf("%q: whole\n%s\nstreamed\n%s", data, w, s)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -96,6 +97,13 @@ func scanMessage(state string, b []byte) string {
 // d.val. state is JSON that puts encoding/json's parser where this value
 // stands ("[" for an element, `{"k":` for a member), for the messages.
 func (d *docReader) value(c byte, state string) error {
+	_, err := d.valueUpTo(c, state, 0)
+	return err
+}
+
+// valueUpTo is value that stops, long true, once it has read more than max
+// bytes (0: no limit) of a value that goes on: d.val holds them, read.
+func (d *docReader) valueUpTo(c byte, state string, max int) (long bool, err error) {
 	d.val = append(d.val[:0], c)
 	d.vOff, d.vLine, d.vNL = d.off-1, d.line, d.lastNL
 	if c == '\n' {
@@ -104,10 +112,10 @@ func (d *docReader) value(c byte, state string) error {
 	d.term = d.term[:0]
 	if !strings.ContainsRune(`{["-0123456789tfn`, rune(c)) {
 		// No value begins so: encoding/json's word on it, here.
-		return d.here(scanMessage(state, []byte{c}))
+		return false, d.here(scanMessage(state, []byte{c}))
 	}
 	if c != '{' && c != '[' && c != '"' {
-		return d.scalar(c, state)
+		return false, d.scalar(c, state)
 	}
 	var s jcs.Scanner
 	s.Scan(d.val)
@@ -115,18 +123,24 @@ func (d *docReader) value(c byte, state string) error {
 		if _, err := d.br.Peek(1); err != nil {
 			if errors.Is(err, io.EOF) {
 				if e := d.invalid(state); e != nil {
-					return e
+					return false, e
 				}
-				return d.truncated()
+				return false, d.truncated()
 			}
-			return err
+			return false, err
 		}
 		// A buffer at a time.
 		buf, _ := d.br.Peek(d.br.Buffered())
+		if max > 0 {
+			buf = buf[:min(len(buf), max+1-len(d.val))]
+		}
 		n, done := s.Scan(buf)
 		d.consume(buf[:n])
 		if done {
-			return nil
+			return false, nil
+		}
+		if max > 0 && len(d.val) > max {
+			return true, nil
 		}
 	}
 }
@@ -331,23 +345,33 @@ func (b *builder) member(d *docReader, k string) error {
 		if i == 0 {
 			state = "["
 		}
-		if err := d.value(c, state); err != nil {
+		long, err := d.valueUpTo(c, state, b.tune.bigLine)
+		if err != nil {
 			return err
 		}
-		// jcs checks the element for the builder (object); only what it
-		// refuses needs encoding/json's word on whether it is JSON.
-		if canon, err := jcs.Append(b.scratch[:0], d.val); err == nil {
-			if cap(canon) <= 4<<20 {
-				b.scratch = canon[:0]
+		switch {
+		case long:
+			// An element longer than an NDJSON line may be: read as a
+			// stream, its content keys' strings straight into the store.
+			if err := b.bigElement(d, fmt.Sprintf("%s[%d]", k, i), func() { add(nil, i) }); err != nil {
+				return err
 			}
-			if obj, ok := splitObject(d.val); ok {
-				b.parsed = obj
+		default:
+			// jcs checks the element for the builder (object); only what
+			// it refuses needs encoding/json's word on whether it is JSON.
+			if canon, err := jcs.Append(b.scratch[:0], d.val); err == nil {
+				if cap(canon) <= 4<<20 {
+					b.scratch = canon[:0]
+				}
+				if obj, ok := splitObject(d.val); ok {
+					b.parsed = obj
+				}
+			} else if err := d.valid(state); err != nil {
+				return err
 			}
-		} else if err := d.valid(state); err != nil {
-			return err
+			add(d.val, i)
+			b.parsed = nil
 		}
-		add(d.val, i)
-		b.parsed = nil
 		if b.fatal != nil {
 			return b.fatal
 		}
