@@ -32,7 +32,7 @@ func TestImports(t *testing.T) {
 		"lib/attest":            "lib/pack lib/pack/jcs lib/store",
 		"lib/attest/sigbundle":  "lib/attest lib/pack/jcs",
 		"lib/share":             "lib/pack lib/pack/jcs lib/store lib/text lib/verify",
-		"lib/show":              "lib/pack lib/store lib/text",
+		"lib/show":              "lib/pack lib/pack/jcs lib/store lib/text",
 		"lib/bundle":            "lib/pack lib/store lib/text",
 		"lib/fsck":              "lib/pack lib/store lib/text",
 		"lib/gc":                "lib/pack lib/store lib/text",

@@ -140,11 +140,11 @@ func eventOfPrefix(buf []byte) (string, bool) {
 	if k < 0 {
 		return "", false
 	}
-	k = skipSpace(buf, k)
+	k = jcs.SkipSpace(buf, k)
 	if k >= len(buf) || buf[k] != ':' {
 		return "", false
 	}
-	k = skipSpace(buf, k+1)
+	k = jcs.SkipSpace(buf, k+1)
 	e := jcs.StringEnd(buf, k)
 	if e < 0 {
 		return "", false

@@ -11,13 +11,13 @@ import (
 // copy of raw, which every value then shares, instead of a decode and a
 // copy per member. ok is false when raw is not an object.
 func splitObject(raw []byte) (obj map[string]json.RawMessage, ok bool) {
-	i := skipSpace(raw, 0)
+	i := jcs.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
 	raw = append([]byte(nil), raw...)
 	obj = map[string]json.RawMessage{}
-	i = skipSpace(raw, i+1)
+	i = jcs.SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
 		return obj, true
 	}
@@ -32,17 +32,17 @@ func splitObject(raw []byte) (obj map[string]json.RawMessage, ok bool) {
 				return nil, false
 			}
 		}
-		i = skipSpace(raw, end)
+		i = jcs.SkipSpace(raw, end)
 		if i >= len(raw) || raw[i] != ':' {
 			return nil, false
 		}
-		i = skipSpace(raw, i+1)
+		i = jcs.SkipSpace(raw, i+1)
 		vEnd := jcs.ValueEnd(raw, i)
 		if vEnd < 0 {
 			return nil, false
 		}
 		obj[k] = raw[i:vEnd:vEnd]
-		i = skipSpace(raw, vEnd)
+		i = jcs.SkipSpace(raw, vEnd)
 		if i >= len(raw) {
 			return nil, false
 		}
@@ -52,16 +52,9 @@ func splitObject(raw []byte) (obj map[string]json.RawMessage, ok bool) {
 		if raw[i] != ',' {
 			return nil, false
 		}
-		i = skipSpace(raw, i+1)
+		i = jcs.SkipSpace(raw, i+1)
 	}
 	return nil, false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && jcs.IsSpace(b[i]) {
-		i++
-	}
-	return i
 }
 
 // plainString decodes a JSON string the quick way, as json.Unmarshal

@@ -13,6 +13,15 @@ import (
 // IsSpace reports whether c is JSON white space.
 func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+// SkipSpace is the index of the first byte at or after i that is not
+// white space.
+func SkipSpace(b []byte, i int) int {
+	for i < len(b) && IsSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
 // StringEnd is the index just past the string that starts at b[i], or -1
 // when b ends first. It jumps from quote to quote (IndexByte); a quote
 // after an odd run of backslashes is escaped.
@@ -234,10 +243,7 @@ func UnescapeString(body []byte) (string, bool) {
 // is just past the key's string when it is found, else -1; decided is
 // false when buf ends before it could be known (with at -1).
 func FindKey(buf []byte, key string) (at int, decided bool) {
-	i := 0
-	for i < len(buf) && IsSpace(buf[i]) {
-		i++
-	}
+	i := SkipSpace(buf, 0)
 	if i == len(buf) {
 		return -1, false
 	}
