@@ -149,12 +149,13 @@ func (l *lineReader) space() (byte, error) {
 
 // bigEvent reads the rest of a long event line, whose first bytes are
 // head, and dispatches it as event does.
-func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch func(ev string) error) error {
+func (r *reader) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch func(ev string) error) error {
+	b := r.b
 	l := &lineReader{head: head, br: br, line: lineNo}
 	if bytes.HasSuffix(head, []byte{'\n'}) {
 		l.br = bufio.NewReader(bytes.NewReader(nil)) // head is the whole line
 	}
-	obj, stored, err := b.bigObject(l)
+	obj, stored, err := r.bigObject(l)
 	if err != nil {
 		return err
 	}
@@ -171,7 +172,7 @@ func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch f
 			return l.syntax("invalid character %q after the event", c)
 		}
 	}
-	if !b.checkLong(obj, stored, "") {
+	if !r.checkLong(obj, stored, "") {
 		return nil
 	}
 	ev, ok := plainString(obj["event"])
@@ -186,7 +187,8 @@ func (b *builder) bigEvent(head []byte, br *bufio.Reader, lineNo int, dispatch f
 // checkLong has jcs check the values of a long object that were kept (not
 // streamed), as it checks a whole line or element; false when one is
 // refused (a problem at path, the object's).
-func (b *builder) checkLong(obj map[string]json.RawMessage, stored map[string]store.Result, path string) bool {
+func (r *reader) checkLong(obj map[string]json.RawMessage, stored map[string]store.Result, path string) bool {
+	b := r.b
 	for k, raw := range obj {
 		if _, ok := stored[k]; ok {
 			continue
@@ -207,12 +209,13 @@ func (b *builder) checkLong(obj map[string]json.RawMessage, stored map[string]st
 // bigElement reads the rest of a long element of a document's array, at
 // path, whose first bytes are in d.val, and adds it (add) as the element
 // whole would be.
-func (b *builder) bigElement(d *docReader, path string, add func()) error {
+func (r *reader) bigElement(d *docReader, path string, add func()) error {
+	b := r.b
 	l := &lineReader{head: d.val, br: d.br, off: d.vOff, line: d.vLine, lastNL: d.vNL, prevNL: -1, doc: true}
-	obj, stored, err := b.bigObject(l)
+	obj, stored, err := r.bigObject(l)
 	d.off, d.line, d.lastNL, d.prevNL = l.off, l.line, l.lastNL, l.prevNL
 	d.val = nil // up to a long line's worth: not kept for the next element
-	if err != nil || !b.checkLong(obj, stored, path) {
+	if err != nil || !r.checkLong(obj, stored, path) {
 		return err
 	}
 	b.parsed, b.stored = obj, stored
@@ -223,7 +226,7 @@ func (b *builder) bigElement(d *docReader, path string, add func()) error {
 
 // bigObject reads the event object: its members, with the strings of the
 // content keys stored as they are read.
-func (b *builder) bigObject(l *lineReader) (map[string]json.RawMessage, map[string]store.Result, error) {
+func (r *reader) bigObject(l *lineReader) (map[string]json.RawMessage, map[string]store.Result, error) {
 	c, err := l.space()
 	if err != nil {
 		return nil, nil, l.eof(err)
@@ -263,13 +266,13 @@ func (b *builder) bigObject(l *lineReader) (map[string]json.RawMessage, map[stri
 			return nil, nil, l.eof(err)
 		}
 		if b64, streamed := streamedKeys[k]; streamed && c == '"' {
-			if stored[k], err = b.streamString(l, b64); err != nil {
+			if stored[k], err = r.streamString(l, b64); err != nil {
 				return nil, nil, err
 			}
 			obj[k] = json.RawMessage(`""`) // given; its content is in stored
 		} else {
 			l.unread()
-			if obj[k], err = l.value(b.tune.bigValue); err != nil {
+			if obj[k], err = l.value(r.tune.bigValue); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -334,7 +337,8 @@ func (l *lineReader) value(max int) ([]byte, error) {
 // into the sink (base64-decoded for a _base64 key) and returns what was
 // stored (or why not, in the Result), or the string's syntax error, which
 // ends the build.
-func (b *builder) streamString(l *lineReader, b64 bool) (store.Result, error) {
+func (r *reader) streamString(l *lineReader, b64 bool) (store.Result, error) {
+	b := r.b
 	pr, pw := io.Pipe()
 	done := make(chan store.Result, 1)
 	go func() {
@@ -348,8 +352,8 @@ func (b *builder) streamString(l *lineReader, b64 bool) (store.Result, error) {
 	}()
 	err := unescapeTo(l, pw)
 	pw.CloseWithError(err)
-	r := <-done
-	return r, err
+	res := <-done
+	return res, err
 }
 
 // unescapeTo writes the string's content, up to its closing quote, to w,

@@ -120,13 +120,16 @@ type unknownField struct {
 	count int
 }
 
+// builder assembles the manifest from the elements a reader (read.go)
+// hands it: it checks each against the event types, sends its content to
+// the sink and names problems by path (and line).
 type builder struct {
-	opts     Options
-	tune     tuning
-	sink     Sink
-	root     string // absolute
-	rootReal string // symlinks resolved
-	tree     *store.Tree
+	opts       Options
+	spillAfter int // tuning.spillAfter
+	sink       Sink
+	root       string // absolute
+	rootReal   string // symlinks resolved
+	tree       *store.Tree
 
 	problems []Problem
 	more     int
@@ -180,12 +183,8 @@ func newBuilder(sink Sink, opts Options) (*builder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
-	tune := defaultTuning()
-	if opts.tune != nil {
-		tune = *opts.tune
-	}
 	return &builder{
-		opts: opts, tune: tune, sink: sink, root: abs, rootReal: real, tree: tree,
+		opts: opts, spillAfter: defaultTuning().spillAfter, sink: sink, root: abs, rootReal: real, tree: tree,
 		unknown: map[string]*unknownField{},
 		top:     map[string]json.RawMessage{}, topLine: map[string]int{},
 		m: Manifest{
@@ -667,7 +666,7 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 		norm, _ = b.content(obj, path, normalizedKeys(), false)
 		st.Metadata = b.canonicalAny(obj, "metadata", path)
 	}
-	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= b.tune.spillAfter {
+	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= b.spillAfter {
 		b.startSpill()
 	}
 	if b.spill != nil {

@@ -206,10 +206,11 @@ func (d *docReader) invalid(state string) error {
 
 // readDocumentFast is readDocument (see readDocumentSlow for the rules it
 // keeps).
-func (b *builder) readDocumentFast(br *bufio.Reader) error {
+func (r *reader) readDocumentFast(br *bufio.Reader) error {
+	b := r.b
 	if !startsObject(br) {
 		// Not an object, or not JSON: rare, and worded by the reference.
-		return b.readDocumentSlow(br)
+		return r.readDocumentSlow(br)
 	}
 	d := &docReader{br: br, line: 1, lastNL: -1, prevNL: -1}
 	if _, err := d.space(); err != nil {
@@ -254,7 +255,7 @@ func (b *builder) readDocumentFast(br *bufio.Reader) error {
 			b.problem(key("", k), "given twice")
 		}
 		seen[k] = true
-		if err := b.member(d, k); err != nil {
+		if err := r.member(d, k); err != nil {
 			return err
 		}
 		if c, err = d.space(); err != nil {
@@ -283,7 +284,8 @@ func (b *builder) readDocumentFast(br *bufio.Reader) error {
 }
 
 // member reads the value of top-level key k.
-func (b *builder) member(d *docReader, k string) error {
+func (r *reader) member(d *docReader, k string) error {
+	b := r.b
 	c, err := d.space()
 	if err != nil {
 		return d.truncated()
@@ -345,7 +347,7 @@ func (b *builder) member(d *docReader, k string) error {
 		if i == 0 {
 			state = "["
 		}
-		long, err := d.valueUpTo(c, state, b.tune.bigLine)
+		long, err := d.valueUpTo(c, state, r.tune.bigLine)
 		if err != nil {
 			return err
 		}
@@ -353,7 +355,7 @@ func (b *builder) member(d *docReader, k string) error {
 		case long:
 			// An element longer than an NDJSON line may be: read as a
 			// stream, its content keys' strings straight into the store.
-			if err := b.bigElement(d, fmt.Sprintf("%s[%d]", k, i), func() { add(nil, i) }); err != nil {
+			if err := r.bigElement(d, fmt.Sprintf("%s[%d]", k, i), func() { add(nil, i) }); err != nil {
 				return err
 			}
 		default:
