@@ -121,6 +121,7 @@ func TestLongElementAsWhole(t *testing.T) {
  "outputs":[{"name":"r.txt","content":"","confidence":"high"}]}`,
 		`{"model":{"identifier":"m"},"prompts":[],"steps":[],"inputs":[{"name":"bad","content_base64":"!!!!"}]}`,
 		`{"model":{"identifier":"m"},"prompts":[],"steps":[],"inputs":[{"name":"n","content":"x","extra":1e400}]}`,
+		`{"model":{"identifier":"m"},"prompts":["a long string, not an object",[1,2]],"steps":[]}`,
 	}
 	for i, doc := range docs {
 		var want, got string
@@ -172,6 +173,7 @@ func FuzzLongElements(f *testing.F) {
 		`{"model":{"identifier":"m"},"prompts":[{"content":"x","content":"y"}],"steps":[]}`,
 		`{"model":{"identifier":"m"},"prompts":[],"steps":[{"tool":"t","output":"\ud800"}]}`,
 		"{\"model\":{\"identifier\":\"m\"},\"prompts\":[{\"content\":\"a\x01\"}],\"steps\":[]}",
+		`{"model":{"identifier":"m"},"prompts":["s",[1],2,null],"steps":[{}]}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -347,7 +347,11 @@ func (r *reader) member(d *docReader, k string) error {
 		if i == 0 {
 			state = "["
 		}
-		long, err := d.valueUpTo(c, state, r.tune.bigLine)
+		max := 0 // an element that is not an object is a problem, whatever its length
+		if c == '{' {
+			max = r.tune.bigLine
+		}
+		long, err := d.valueUpTo(c, state, max)
 		if err != nil {
 			return err
 		}
