@@ -20,6 +20,12 @@ import (
 // unescaped straight into the store, so a 500 MB line packs in the memory
 // of a few buffers. Its other values are kept, up to tuning.bigValue each.
 
+// MaxValueOutsideContent bounds each value of an event outside its content
+// keys (a step's tool, parameters, metadata), in bytes of JSON, in a line
+// longer than 16 MiB; content has no bound. ctx record refuses a span that
+// would need more.
+const MaxValueOutsideContent = 16 << 20
+
 // readLineUpTo is ReadLine that stops at limit bytes: whole is false when
 // the line goes on beyond what it returns.
 func readLineUpTo(br *bufio.Reader, buf []byte, limit int) (line []byte, whole bool, err error) {

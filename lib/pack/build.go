@@ -66,7 +66,7 @@ type tuning struct {
 
 // defaultTuning is ctx pack's.
 func defaultTuning() tuning {
-	return tuning{bigLine: 16 << 20, bigValue: 16 << 20, spillAfter: 1024}
+	return tuning{bigLine: 16 << 20, bigValue: MaxValueOutsideContent, spillAfter: 1024}
 }
 
 // Artifact is an output whose file exists on disk under the root, in a
