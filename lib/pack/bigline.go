@@ -22,7 +22,7 @@ import (
 
 // MaxValueOutsideContent bounds each value of an event outside its content
 // keys (a step's tool, parameters, metadata), in bytes of JSON, in a line
-// longer than 16 MiB; content has no bound. ctx record refuses a span that
+// or an element of a document longer than 16 MiB; content has no bound. ctx record refuses a span that
 // would need more.
 const MaxValueOutsideContent = 16 << 20
 
