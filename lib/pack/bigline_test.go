@@ -32,27 +32,26 @@ func TestLongLineAsWhole(t *testing.T) {
 {"event":"input","name":"bad","content_base64":"!!!!"}`,
 	}
 	for i, log := range logs {
-		var want, got string
-		for pass, long := range []bool{false, true} {
-			res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: t.TempDir(), tune: tuned(func(t *tuning) { t.allLong = long })})
-			out := fmt.Sprint(err)
-			if err == nil {
-				canon, _, err := Encode(res.Manifest)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = string(canon)
-			}
-			if pass == 0 {
-				want = out
-			} else {
-				got = out
-			}
-		}
-		if got != want {
+		want := builtAs(t, log, nil)
+		if got := builtAs(t, log, tuned(func(t *tuning) { t.allLong = true })); got != want {
 			t.Errorf("log %d: streamed lines give\n%.600s\nwhole lines\n%.600s", i, got, want)
 		}
 	}
+}
+
+// builtAs is the canonical manifest Build makes of log with tune, or its
+// error.
+func builtAs(t *testing.T, log string, tune *tuning) string {
+	t.Helper()
+	res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: t.TempDir(), tune: tune})
+	if err != nil {
+		return fmt.Sprint(err)
+	}
+	canon, _, err := Encode(res.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(canon)
 }
 
 // TestLongLineErrors: a long line that is not one JSON object ends the
@@ -124,24 +123,8 @@ func TestLongElementAsWhole(t *testing.T) {
 		`{"model":{"identifier":"m"},"prompts":["a long string, not an object",[1,2]],"steps":[]}`,
 	}
 	for i, doc := range docs {
-		var want, got string
-		for pass, bigLine := range []int{16 << 20, 1} {
-			res, err := Build(strings.NewReader(doc), HashSink{}, Options{Root: t.TempDir(), tune: tuned(func(t *tuning) { t.bigLine = bigLine })})
-			out := fmt.Sprint(err)
-			if err == nil {
-				canon, _, err := Encode(res.Manifest)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = string(canon)
-			}
-			if pass == 0 {
-				want = out
-			} else {
-				got = out
-			}
-		}
-		if got != want {
+		want := builtAs(t, doc, nil)
+		if got := builtAs(t, doc, tuned(func(t *tuning) { t.bigLine = 1 })); got != want {
 			t.Errorf("doc %d: streamed elements give\n%s\nwhole\n%s", i, got, want)
 		}
 	}
