@@ -258,9 +258,12 @@ func (r *reader) bigObject(l *lineReader) (map[string]json.RawMessage, map[strin
 		if err != nil {
 			return nil, nil, err
 		}
-		var k string
-		if err := json.Unmarshal(rawKey, &k); err != nil {
-			return nil, nil, l.syntax("bad key: %v", err)
+		k, ok := plainString(rawKey) // as jcs takes it: no invalid UTF-8, no lone surrogate
+		if !ok {
+			if err := json.Unmarshal(rawKey, &k); err != nil {
+				return nil, nil, l.syntax("bad key: %v", err)
+			}
+			return nil, nil, l.syntax("key %q holds invalid UTF-8 or a lone surrogate", k)
 		}
 		if _, dup := obj[k]; dup {
 			return nil, nil, l.syntax("key %q given twice", k)
@@ -298,42 +301,27 @@ func (r *reader) bigObject(l *lineReader) (map[string]json.RawMessage, map[strin
 // value reads one JSON value's bytes (checked later, by jcs), at most max.
 func (l *lineReader) value(max int) ([]byte, error) {
 	var out []byte
-	depth, inStr, esc := 0, false, false
+	var s jcs.Scanner // for a string, object or array
 	for {
 		c, err := l.byte()
 		if err != nil {
 			return nil, l.eof(err)
 		}
-		if !inStr && (l.ends(c) || ((c == ',' || c == '}' || c == ']' || jcs.IsSpace(c)) && depth == 0 && len(out) > 0 && out[0] != '"' && out[0] != '{' && out[0] != '[')) {
+		scalar := len(out) > 0 && out[0] != '"' && out[0] != '{' && out[0] != '['
+		if !s.InString() && (l.ends(c) || scalar && (c == ',' || c == '}' || c == ']' || jcs.IsSpace(c))) {
 			l.unread()
 			return out, nil
+		}
+		if len(out) == 0 && (c == '}' || c == ']') {
+			return nil, l.syntax("invalid character %q", c)
 		}
 		out = append(out, c)
 		if len(out) > max {
 			return nil, l.syntax("a value of more than %d MiB outside the content keys", max>>20)
 		}
-		switch {
-		case inStr && esc:
-			esc = false
-		case inStr && c == '\\':
-			esc = true
-		case inStr && c == '"':
-			inStr = false
-			if depth == 0 {
+		if o := out[0]; o == '"' || o == '{' || o == '[' {
+			if _, done := s.Scan(out[len(out)-1:]); done {
 				return out, nil
-			}
-		case inStr:
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			depth--
-			if depth == 0 {
-				return out, nil
-			}
-			if depth < 0 {
-				return nil, l.syntax("invalid character %q", c)
 			}
 		}
 	}

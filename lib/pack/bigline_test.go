@@ -178,3 +178,35 @@ func FuzzLongElements(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLongLines holds the streamed reading of NDJSON lines (bigEvent) to
+// the whole one, as FuzzLongElements does for a document's elements; the
+// fuzzer's bytes follow a run line.
+func FuzzLongLines(f *testing.F) {
+	for _, s := range []string{
+		`{"event":"step","tool":"t","parameters":{"a":[1,{"b":"}\n"}]},"output":"o\u00e9","metadata":{"k":null}}`,
+		`{"event":"input","name":"a","content_base64":"AA\nE="}` + "\n" + `{"event":"prompt","content":"\ud800"}`,
+		`{"event":"output","name":"o","content":"y","confidence":"high","x":1e400}`,
+		`{"event":"step","tool":"t","parameters":}`,
+	} {
+		f.Add([]byte(s))
+	}
+	root := fuzzRoot(f)
+	long := tuned(func(t *tuning) { t.allLong = true })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		log := append([]byte(`{"event":"run","model":{"identifier":"m"}}`+"\n"), data...)
+		whole, werr := Build(bytes.NewReader(log), HashSink{}, Options{Root: root})
+		streamed, serr := Build(bytes.NewReader(log), HashSink{}, Options{Root: root, tune: long})
+		if (werr == nil) != (serr == nil) {
+			t.Fatalf("%q: whole %v, streamed %v", data, werr, serr)
+		}
+		if werr != nil {
+			return
+		}
+		w, _, err1 := Encode(whole.Manifest)
+		s, _, err2 := Encode(streamed.Manifest)
+		if err1 != nil || err2 != nil || !bytes.Equal(w, s) {
+			t.Fatalf("%q: whole\n%s\nstreamed\n%s", data, w, s)
+		}
+	})
+}

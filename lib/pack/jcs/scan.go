@@ -80,6 +80,9 @@ type Scanner struct {
 	started    bool
 }
 
+// InString reports whether the scan is inside a string.
+func (s *Scanner) InString() bool { return s.inStr }
+
 // Scan moves over buf, the next bytes of the value, and returns how many
 // of them belong to it; done is true when the value ended there.
 func (s *Scanner) Scan(buf []byte) (n int, done bool) {
