@@ -41,12 +41,16 @@ func readLineUpTo(br *bufio.Reader, buf []byte, limit int) (line []byte, whole b
 	}
 }
 
-// streamedKeys are the keys whose string values a long line streams, and
-// whether each is base64.
-var streamedKeys = map[string]bool{
-	"content": false, "content_base64": true,
-	"output": false, "output_base64": true,
-	"normalized_output": false, "normalized_output_base64": true,
+// streamedKey reports whether a long line or element streams the string
+// value of key k (a content key), and whether it is base64.
+func streamedKey(k string) (b64, streamed bool) {
+	switch k {
+	case "content", "output", "normalized_output":
+		return false, true
+	case "content_base64", "output_base64", "normalized_output_base64":
+		return true, true
+	}
+	return false, false
 }
 
 // lineReader reads one long value, an NDJSON line or an element of a
@@ -274,7 +278,7 @@ func (r *reader) bigObject(l *lineReader) (map[string]json.RawMessage, map[strin
 		if c, err = l.space(); err != nil {
 			return nil, nil, l.eof(err)
 		}
-		if b64, streamed := streamedKeys[k]; streamed && c == '"' {
+		if b64, streamed := streamedKey(k); streamed && c == '"' {
 			if stored[k], err = r.streamString(l, b64); err != nil {
 				return nil, nil, err
 			}
