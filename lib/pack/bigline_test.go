@@ -163,20 +163,26 @@ func FuzzLongElements(f *testing.F) {
 	root := fuzzRoot(f)
 	long := tuned(func(t *tuning) { t.bigLine = 1 })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		whole, werr := Build(bytes.NewReader(data), HashSink{}, Options{Root: root})
-		streamed, serr := Build(bytes.NewReader(data), HashSink{}, Options{Root: root, tune: long})
-		if (werr == nil) != (serr == nil) {
-			t.Fatalf("%q: whole %v, streamed %v", data, werr, serr)
-		}
-		if werr != nil {
-			return
-		}
-		w, _, err1 := Encode(whole.Manifest)
-		s, _, err2 := Encode(streamed.Manifest)
-		if err1 != nil || err2 != nil || !bytes.Equal(w, s) {
-			t.Fatalf("%q: whole\n%s\nstreamed\n%s", data, w, s)
-		}
+		sameStreamed(t, root, data, long)
 	})
+}
+
+// sameStreamed builds log whole and with tune (streamed): both refused,
+// or both the same manifest.
+func sameStreamed(t *testing.T, root string, log []byte, tune *tuning) {
+	whole, werr := Build(bytes.NewReader(log), HashSink{}, Options{Root: root})
+	streamed, serr := Build(bytes.NewReader(log), HashSink{}, Options{Root: root, tune: tune})
+	if (werr == nil) != (serr == nil) {
+		t.Fatalf("%q: whole %v, streamed %v", log, werr, serr)
+	}
+	if werr != nil {
+		return
+	}
+	w, _, err1 := Encode(whole.Manifest)
+	s, _, err2 := Encode(streamed.Manifest)
+	if err1 != nil || err2 != nil || !bytes.Equal(w, s) {
+		t.Fatalf("%q: whole\n%s\nstreamed\n%s", log, w, s)
+	}
 }
 
 // FuzzLongLines holds the streamed reading of NDJSON lines (bigEvent) to
@@ -194,19 +200,6 @@ func FuzzLongLines(f *testing.F) {
 	root := fuzzRoot(f)
 	long := tuned(func(t *tuning) { t.allLong = true })
 	f.Fuzz(func(t *testing.T, data []byte) {
-		log := append([]byte(`{"event":"run","model":{"identifier":"m"}}`+"\n"), data...)
-		whole, werr := Build(bytes.NewReader(log), HashSink{}, Options{Root: root})
-		streamed, serr := Build(bytes.NewReader(log), HashSink{}, Options{Root: root, tune: long})
-		if (werr == nil) != (serr == nil) {
-			t.Fatalf("%q: whole %v, streamed %v", data, werr, serr)
-		}
-		if werr != nil {
-			return
-		}
-		w, _, err1 := Encode(whole.Manifest)
-		s, _, err2 := Encode(streamed.Manifest)
-		if err1 != nil || err2 != nil || !bytes.Equal(w, s) {
-			t.Fatalf("%q: whole\n%s\nstreamed\n%s", data, w, s)
-		}
+		sameStreamed(t, root, append([]byte(`{"event":"run","model":{"identifier":"m"}}`+"\n"), data...), long)
 	})
 }
