@@ -139,6 +139,10 @@ func (s *Saver) addManifest(w *waiting) error {
 	defer m.Release()
 	var n int64
 	var err error
+	// The batch's puts of this run are done: what it writes now is the
+	// manifest, new to the store and the batch or not.
+	before := s.batch.Stats().Written
+	defer func() { w.written = s.batch.Stats().Written > before }()
 	if m.spill != nil {
 		pr, pw := io.Pipe()
 		go func() { pw.CloseWithError(EncodeTo(pw, m)) }()
@@ -168,11 +172,6 @@ func (s *Saver) Flush() ([]Saved, error) {
 	batch, runs := s.batch, s.waiting
 	s.batch, s.waiting = nil, nil
 	defer s.stopInterrupt()
-	// Each run's manifest is new unless the store had it before this
-	// batch (checked before the commit makes it visible).
-	for i := range runs {
-		runs[i].written = !s.st.Has(runs[i].hash)
-	}
 	last := make([]store.Hash, len(runs))
 	for i, w := range runs {
 		last[i] = w.hash

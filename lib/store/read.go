@@ -213,6 +213,14 @@ func (s *Store) Stat(h Hash) (int64, error) { return s.stat(h, true) }
 // another writer packed a moment ago may then be missed (and stored
 // again, which is harmless), for one system call less per object.
 func (s *Store) stat(h Hash, sure bool) (int64, error) {
+	if !sure {
+		if present, decided := s.looseListed(h); decided && !present {
+			if n, ok := s.statPacked(h, false); ok {
+				return n, nil
+			}
+			return 0, &NotFoundError{Hash: h}
+		}
+	}
 	if fi, err := os.Lstat(filepath.Dir(s.objectPath(h))); err == nil && !fi.IsDir() {
 		return 0, &CorruptError{Hash: h, Detail: fmt.Sprintf("%s is not a directory (a symlink or file was planted in the store)", filepath.Dir(s.objectPath(h)))}
 	}
