@@ -12,8 +12,10 @@ all: build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
+# The verbs, and ctx-tool-example: the examples' runs call the tool
+# "example", which replay runs through it.
 install:
-	$(GO) install ./cmd/...
+	$(GO) install ./cmd/... ./examples/ctx-tool-example
 
 # Every test: vet, formatting, unit tests and the testscript suite.
 test: vet fmt-check unit
