@@ -134,15 +134,31 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 		}
 	}
 	for _, ref := range append([]string{store.LatestRef}, tags...) {
-		if old, err := st.ReadRef(ref); err == nil && old == h {
-			continue // already there: packing again changes nothing
-		}
-		if err := st.WriteRef(ref, h); err != nil {
+		if _, err := moveRef(st, ref, h); err != nil {
 			return p, err
 		}
 	}
 	m.Hash = h.String()
 	return p, nil
+}
+
+// SetLatest makes refs/latest name h, as Publish does for a pack it makes;
+// ctx import and ctx pull call it for the pack they bring in. It reports
+// whether the ref moved. The caller holds store.LockWrites and has indexed h.
+func SetLatest(st *store.Store, h store.Hash) (moved bool, err error) {
+	return moveRef(st, store.LatestRef, h)
+}
+
+// moveRef makes ref name h, unless it already does: packing again
+// changes nothing.
+func moveRef(st *store.Store, ref string, h store.Hash) (bool, error) {
+	if old, err := st.ReadRef(ref); err == nil && old == h {
+		return false, nil
+	}
+	if err := st.WriteRef(ref, h); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // publishManifest commits the batch and stores m's manifest object. A
