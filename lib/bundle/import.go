@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -98,7 +99,7 @@ func Import(r io.Reader, st *store.Store, batch *store.Batch) (*Imported, error)
 	// As ctx pack names what it made latest, so does an import: the last
 	// pack of the stream, as 'ctx pack a b' names b.
 	if len(res.Packs) > 0 {
-		if res.Latest, err = pack.SetLatest(st, res.Last); err != nil {
+		if res.Latest, err = pack.SetLatest(st, res.Last, time.Now()); err != nil {
 			return res, fmt.Errorf("the packs are stored and indexed, but refs/latest could not name %s: %w", res.Last, err)
 		}
 	}

@@ -17,8 +17,9 @@ import (
 const logCache = "log"
 
 // cacheMagic starts the cache; a different format gets a different version
-// and an older ctx simply rebuilds it. Version 2 added the checksum.
-const cacheMagic = "ctx-log-cache 2\n"
+// and an older ctx simply rebuilds it. Version 2 added the checksum,
+// version 3 the subject (and the order by stored time).
+const cacheMagic = "ctx-log-cache 3\n"
 
 // cacheSum starts the last line of the cache: the SHA-256 of everything
 // before it, so a cache edited or damaged by hand is rebuilt from packs/
@@ -31,7 +32,7 @@ const cacheSum = "sum "
 // line so a truncated file is never mistaken for a complete one. An entry's
 // line holds, tab-separated: hex hash, steps, parent hex or "-", created and
 // stored as Unix nanoseconds ("-" when they are not RFC 3339 times in that
-// range), then created, stored and model as Go-quoted strings. Reading it
+// range), then created, stored, model and subject as Go-quoted strings. Reading it
 // needs no JSON and no time parsing, which is most of what reading
 // thousands of index entries costs.
 func encodeCache(stamp string, entries []Listed) []byte {
@@ -60,7 +61,7 @@ func encodeCache(stamp string, entries []Listed) []byte {
 		b = appendNanos(b, e.CreatedAt)
 		b = append(b, '\t')
 		b = appendNanos(b, e.StoredAt)
-		for _, s := range []string{e.Created, e.Stored, e.Model} {
+		for _, s := range []string{e.Created, e.Stored, e.Model, e.Subject} {
 			b = append(b, '\t')
 			b = strconv.AppendQuote(b, s)
 		}
@@ -155,7 +156,7 @@ func decodeCache(b []byte, stamp string) ([]Listed, error) {
 }
 
 func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
-	var f [8][]byte
+	var f [9][]byte
 	for i := range f {
 		if i == len(f)-1 {
 			f[i] = line
@@ -186,6 +187,9 @@ func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
 		return err
 	}
 	if e.Stored, err = unquote(f[6]); err != nil {
+		return err
+	}
+	if e.Subject, err = unquote(f[8]); err != nil {
 		return err
 	}
 	if m, ok := models[string(f[7])]; ok {
