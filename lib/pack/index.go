@@ -31,17 +31,21 @@ type IndexEntry struct {
 	Parent  *store.Hash `json:"parent"`
 	Stored  string      `json:"stored"`
 	Subject string      `json:"subject,omitempty"`
+	// Rejected counts the steps refused before they ran (outcome
+	// "rejected"); ctx log shows it beside the step count.
+	Rejected int `json:"rejected,omitempty"`
 }
 
 // NewIndexEntry summarises m for the index, stamped with the time now.
 func NewIndexEntry(h store.Hash, m *Manifest, now time.Time) IndexEntry {
 	return IndexEntry{
-		Hash:    h,
-		Created: m.CreatedText(),
-		Model:   m.Model.Identifier,
-		Steps:   m.NumSteps(),
-		Parent:  m.Parent,
-		Stored:  now.UTC().Format(time.RFC3339Nano),
+		Hash:     h,
+		Created:  m.CreatedText(),
+		Model:    m.Model.Identifier,
+		Steps:    m.NumSteps(),
+		Rejected: m.Rejected(),
+		Parent:   m.Parent,
+		Stored:   now.UTC().Format(time.RFC3339Nano),
 	}
 }
 

@@ -30,7 +30,8 @@ const cacheSum = "sum "
 // stamp of packs/ and the entry count, one line per entry in the order ctx
 // log lists them (so sorting them again costs next to nothing), and an "end"
 // line so a truncated file is never mistaken for a complete one. An entry's
-// line holds, tab-separated: hex hash, steps, parent hex or "-", created and
+// line holds, tab-separated: hex hash, steps (with "/N" when N of them
+// were rejected), parent hex or "-", created and
 // stored as Unix nanoseconds ("-" when they are not RFC 3339 times in that
 // range), then created, stored, model and subject as Go-quoted strings. Reading it
 // needs no JSON and no time parsing, which is most of what reading
@@ -51,6 +52,10 @@ func encodeCache(stamp string, entries []Listed) []byte {
 		b = hex.AppendEncode(b, e.Hash[:])
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, int64(e.Steps), 10)
+		if e.Rejected > 0 {
+			b = append(b, '/')
+			b = strconv.AppendInt(b, int64(e.Rejected), 10)
+		}
 		b = append(b, '\t')
 		if e.Parent != nil {
 			b = hex.AppendEncode(b, e.Parent[:])
@@ -170,11 +175,19 @@ func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
 	if !decodeHex(e.Hash[:], f[0]) {
 		return errors.New("bad hash")
 	}
-	steps, ok := atoi(f[1])
+	stepsField, rejectedField, hasRejected := bytes.Cut(f[1], []byte{'/'})
+	steps, ok := atoi(stepsField)
 	if !ok || steps < 0 || steps > math.MaxInt32 {
 		return errors.New("bad step count")
 	}
 	e.Steps = int(steps)
+	if hasRejected {
+		r, ok := atoi(rejectedField)
+		if !ok || r <= 0 || r > steps {
+			return errors.New("bad rejected count")
+		}
+		e.Rejected = int(r)
+	}
 	if string(f[2]) != "-" {
 		var p store.Hash
 		if !decodeHex(p[:], f[2]) {

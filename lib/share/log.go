@@ -129,6 +129,11 @@ func (l *Log) Write(out io.Writer, asJSON, color bool) error {
 		} else {
 			line = append(line, " steps"...)
 		}
+		if e.Rejected > 0 {
+			line = append(line, " ("...)
+			line = strconv.AppendInt(line, int64(e.Rejected), 10)
+			line = append(line, " rejected)"...)
+		}
 		if e.Parent != nil {
 			line = append(line, "  parent "...)
 			line = appendShort(line, *e.Parent, false)
