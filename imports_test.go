@@ -46,6 +46,7 @@ func TestImports(t *testing.T) {
 		"internal/packtest":     "lib/pack lib/store",
 		"internal/registrytest": "internal/interop",
 		"internal/otelagent":    "",
+		"internal/testprogress": "",
 	}
 	const module = "github.com/contextsubstrate/ctx/"
 	seen := map[string]bool{}
