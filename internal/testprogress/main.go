@@ -45,7 +45,9 @@ func run(in io.Reader, out io.Writer) int {
 			continue
 		}
 		key := e.Package + " " + e.Test
-		started[e.Package] = started[e.Package] || e.Test == ""
+		if e.Package != "" && e.Test == "" && e.Action != "pass" && e.Action != "fail" && e.Action != "skip" {
+			started[e.Package] = true
+		}
 		switch e.Action {
 		case "build-output": // a compiler error: no test will tell it
 			fmt.Fprint(w, e.Output)
