@@ -41,6 +41,7 @@ func TestImports(t *testing.T) {
 		"lib/oci":               "lib/attest lib/pack lib/store lib/text",
 		"lib/secrets":           "lib/pack lib/store",
 		"lib/record":            "lib/convert lib/pack lib/store",
+		"lib/complete":          "lib/execpath lib/pack lib/store",
 		"internal/interop":      "",
 		"internal/storetest":    "lib/store",
 		"internal/packtest":     "lib/pack lib/store",
