@@ -23,11 +23,15 @@ const maxSubjectPrompt = 16 << 20
 func subjectKeys() []string { return []string{"task_id", "task", "instance_id"} }
 
 // Subject is what ctx log shows to tell packs apart, like git log's
-// subject line: the run's task id when its metadata has one, else the
+// subject line: the run's task id (its task, else a task_id, task or
+// instance_id in its metadata), else the
 // first non-blank line of its first prompt that is not a system prompt,
 // clipped to MaxSubject characters; "" when there is neither (or the
 // prompt cannot be read). The prompt's bytes are verified as they are read.
 func Subject(st *store.Store, m *Manifest) string {
+	if m.Task != nil && strings.TrimSpace(m.Task.ID) != "" {
+		return clipLine(m.Task.ID)
+	}
 	if id := taskID(m.Metadata); id != "" {
 		return clipLine(id)
 	}
