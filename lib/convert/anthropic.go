@@ -211,7 +211,7 @@ func (a *anthropic) assistant(content node, blocks []any, m, meta map[string]any
 			if err := flushText(); err != nil {
 				return err
 			}
-			s := stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Meta: next()}
+			s := thinking(model, nil, "", next())
 			if t, ok := bm["thinking"].(string); ok {
 				s.Output = &t
 			}

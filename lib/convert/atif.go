@@ -197,7 +197,7 @@ func (a *atifReader) agent(n node, m map[string]any, id any, head map[string]any
 		return err
 	} else if _, ok := m["reasoning_content"].(string); ok {
 		meta := map[string]any{"atif_step_id": id}
-		if _, err := a.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &rc, Timestamp: ts, Meta: meta}); err != nil {
+		if _, err := a.q.add(thinking(model, &rc, ts, meta)); err != nil {
 			return err
 		}
 	}

@@ -318,11 +318,11 @@ func (t *ccTurn) block(b node, ts string, lm map[string]any, model string) error
 		}
 		meta := cloneMeta(lm)
 		meta = setIf(meta, "signature", m["signature"])
-		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{step: thinking("", &s, ts, meta)})
 	case "redacted_thinking":
 		meta := cloneMeta(lm)
 		meta = setIf(meta, "redacted_thinking", m["data"])
-		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{step: thinking("", nil, ts, meta)})
 	case "tool_use", "server_tool_use", "mcp_tool_use":
 		id, err := b.key("id").optStr()
 		if err != nil {

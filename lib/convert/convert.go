@@ -41,7 +41,9 @@ type Options struct {
 	MaxExpanded int64
 }
 
-// Format describes one transcript format ctx convert reads.
+// Format describes one transcript format ctx convert reads. Everything
+// detection needs to know about a format is here, so adding a format
+// touches its own file and one line of Formats.
 type Format struct {
 	Name    string // what --from takes: "claude-code"
 	Summary string // one line for --help
@@ -52,27 +54,66 @@ type Format struct {
 	// detectLine, a line-based format from its first line.
 	detect     func(v any) bool
 	detectLine func(line []byte) bool
+	// priority orders line detection: lower first, then table order.
+	priority int
+	// records: the line form is a file of run records, one per line,
+	// each written as a log of its own; it is read only when its first
+	// line is one (even under --from), and --record picks a record.
+	records bool
+	// multi: a document may hold several JSON values.
+	multi bool
+	// zip names the zip archive the format reads ("an Inspect .eval
+	// log"); such a format's doc reader gets the archive.
+	zip string
 }
 
 // Formats returns every format, in the order auto-detection tries them.
 func Formats() []Format {
 	return []Format{
-		{Name: "claude-code", Summary: "Claude Code session transcript (JSONL)", stream: convertClaudeCode},
-		{Name: "pi", Summary: "pi coding agent session (JSONL)", stream: convertPi},
-		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine},
-		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine},
+		{Name: "claude-code", Summary: "Claude Code session transcript (JSONL)", stream: convertClaudeCode, detectLine: isClaudeCodeLine, priority: 1},
+		{Name: "pi", Summary: "pi coding agent session (JSONL)", stream: convertPi, detectLine: isPiLine, priority: 2},
+		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine, priority: 4},
+		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine, priority: 5},
 		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
-		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents},
+		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
 		{Name: "responses", Summary: "OpenAI Responses API items (input/output arrays, a response)", doc: convertResponses, detect: isResponses},
 		{Name: "cline", Summary: "Cline api_conversation_history.json (Anthropic messages)", doc: convertCline, detect: isCline},
-		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect},
+		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect, zip: "an Inspect .eval log"},
 		{Name: "swe-agent", Summary: "SWE-agent trajectory (.traj)", doc: convertSWEAgent, detect: isSWEAgent},
-		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel},
-		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", doc: convertOpenHands, detect: isOpenHands},
+		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel, multi: true},
+		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", stream: convertOpenHandsRecords, doc: convertOpenHands, detect: isOpenHands, detectLine: isOpenHandsRecordLine, priority: 3, records: true},
 		{Name: "anthropic", Summary: "Anthropic Messages (tool_use / tool_result blocks)", doc: convertAnthropic, detect: isAnthropic},
 		{Name: "openai", Summary: "OpenAI Chat Completions messages (tool_calls, role tool), bare or in a record", doc: convertOpenAI, detect: isOpenAI},
 	}
+}
+
+// lineFormats returns the formats recognised from a first line, in the
+// order they are tried.
+func lineFormats() []Format {
+	var fs []Format
+	for _, f := range Formats() {
+		if f.detectLine != nil {
+			fs = append(fs, f)
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].priority < fs[j].priority })
+	return fs
+}
+
+// zipFormat returns the format that reads zip archives, if any.
+func zipFormat() (Format, bool) {
+	for _, f := range Formats() {
+		if f.zip != "" {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// recordError refuses --record for a format that holds one run.
+func recordError(f Format) error {
+	return &InputError{Msg: fmt.Sprintf("--record picks a record of an OpenHands output.jsonl; this is a %s transcript", f.Name)}
 }
 
 func (o Options) detected(format string) {
@@ -172,54 +213,45 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		magic, _ = br.Peek(4)
 	}
 	if bytes.HasPrefix(magic, []byte("PK\x03\x04")) {
-		if from != "auto" && from != "inspect" {
-			return "", &InputError{Msg: fmt.Sprintf("the input is a zip archive, not a %s transcript (an Inspect .eval log is one: --from inspect)", from)}
+		zf, ok := zipFormat()
+		if from != "auto" && f.zip == "" {
+			return "", &InputError{Msg: fmt.Sprintf("the input is a zip archive, not a %s transcript (%s is one: --from %s)", from, zf.zip, zf.Name)}
 		}
+		if !ok {
+			return "", &UndetectedError{Why: "a zip archive"}
+		}
+		f = zf
 		if from == "auto" {
-			opts.detected("inspect")
+			opts.detected(f.Name)
 		}
 		z, err := openZip(br, file, opts.MaxExpanded)
 		if err != nil {
-			return "inspect", err
+			return f.Name, err
 		}
 		defer z.close()
-		return "inspect", convertInspect(&document{zip: z, opts: opts}, w)
+		return f.Name, f.doc(&document{zip: z, opts: opts}, w)
 	}
 
 	// A line-based transcript is recognised from its first line, which is
 	// read whole and put back, so nothing is held beyond one line.
-	if from == "auto" || from == "openhands" || f.stream != nil {
+	if from == "auto" || f.stream != nil {
 		first, err := pack.ReadLine(br, nil)
 		if err != nil && err != io.EOF {
 			return "", err
 		}
 		rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), br), 1<<20)
-		switch {
-		case from == "auto" && isClaudeCodeLine(first):
-			f, _ = formatByName("claude-code")
-			opts.detected(f.Name)
-		case from == "auto" && isPiLine(first):
-			f, _ = formatByName("pi")
-			opts.detected(f.Name)
-		case (from == "auto" || from == "openhands") && isOpenHandsRecordLine(first):
-			// An evaluation's output.jsonl: a run record per line.
-			if from == "auto" {
-				opts.detected("openhands")
-			}
-			return "openhands", convertOpenHandsRecords(rd, w)
-		}
-		if from == "auto" && f.Name == "" {
-			for _, cand := range Formats() {
-				if cand.detectLine != nil && cand.detectLine(first) {
+		if from == "auto" {
+			for _, cand := range lineFormats() {
+				if cand.detectLine(first) {
 					f = cand
 					opts.detected(f.Name)
 					break
 				}
 			}
 		}
-		if f.stream != nil {
-			if opts.Record != "" {
-				return f.Name, &InputError{Msg: fmt.Sprintf("--record picks a record of an OpenHands output.jsonl; this is a %s transcript", f.Name)}
+		if f.stream != nil && (!f.records || f.detectLine(first)) {
+			if opts.Record != "" && !f.records {
+				return f.Name, recordError(f)
 			}
 			return f.Name, f.stream(rd, w)
 		}
@@ -249,10 +281,10 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		}
 		opts.detected(f.Name)
 	}
-	if opts.Record != "" && f.Name != "openhands" {
-		return f.Name, &InputError{Msg: fmt.Sprintf("--record picks a record of an OpenHands output.jsonl; this is a %s transcript", f.Name)}
+	if opts.Record != "" && !f.records {
+		return f.Name, recordError(f)
 	}
-	if len(d.values) > 1 && f.Name != "otel" && f.Name != "openai-agents" {
+	if len(d.values) > 1 && !f.multi {
 		return f.Name, &InputError{Line: d.lineOfValue(1), Msg: fmt.Sprintf("more than one JSON value: a %s transcript is one JSON document", f.Name)}
 	}
 	return f.Name, f.doc(d, w)

@@ -433,7 +433,7 @@ func (g *gemini) gemini(n node, m map[string]any, text string, has bool, ts stri
 		if tts == "" {
 			tts = ts
 		}
-		if _, err := g.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &desc, Timestamp: tts, Meta: tm}); err != nil {
+		if _, err := g.q.add(thinking(model, &desc, tts, tm)); err != nil {
 			return err
 		}
 	}

@@ -42,6 +42,12 @@ type stepRec struct {
 	Nondeterministic bool
 }
 
+// thinking is the model-call step that holds a model's reasoning (text
+// nil where the transcript keeps it redacted or encrypted).
+func thinking(model string, text *string, ts string, meta map[string]any) stepRec {
+	return stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: text, Timestamp: ts, Meta: meta}
+}
+
 // writer writes a log as NDJSON events while a transcript is read. Events
 // that come before the run event is known are held (a streaming format may
 // only learn the model a few lines in) and written right after it, so the

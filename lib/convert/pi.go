@@ -397,7 +397,7 @@ func (p *pi) assistant(msg node, mm map[string]any, ts string, meta map[string]a
 				return err
 			}
 			tm := setIf(next(), "block_extra", rest(bm, "type", "thinking"))
-			if _, err := p.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: tm}); err != nil {
+			if _, err := p.q.add(thinking(model, &s, ts, tm)); err != nil {
 				return err
 			}
 		case "text":
