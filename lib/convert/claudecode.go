@@ -127,6 +127,7 @@ func (c *claudeCode) line(raw []byte, lineNo int) error {
 	if err != nil {
 		return jsonError(raw, err, lineNo)
 	}
+	c.w.tally.census(v)
 	n := root(v, lineNo)
 	obj, ok := n.obj()
 	if !ok {

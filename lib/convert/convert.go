@@ -74,6 +74,7 @@ func Formats() []Format {
 		{Name: "pi", Summary: "pi coding agent session (JSONL)", stream: convertPi, detectLine: isPiLine, priority: 2},
 		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine, priority: 4},
 		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine, priority: 5},
+		{Name: "gemini-history", Summary: "Gemini CLI history as Gemini API Content objects (/chat save checkpoint-*.json)", doc: convertGeminiHistory, detect: isGeminiHistory},
 		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
 		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
@@ -229,6 +230,7 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 			return f.Name, err
 		}
 		defer z.close()
+		w.tally.off = true // the archive's members are read, and counted, by the reader
 		return f.Name, f.doc(&document{zip: z, opts: opts}, w)
 	}
 
@@ -253,7 +255,10 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 			if opts.Record != "" && !f.records {
 				return f.Name, recordError(f)
 			}
-			return f.Name, f.stream(rd, w)
+			if err := f.stream(rd, w); err != nil {
+				return f.Name, err
+			}
+			return f.Name, w.account(f.Name, nil)
 		}
 		br = rd
 	}
@@ -287,7 +292,24 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 	if len(d.values) > 1 && !f.multi {
 		return f.Name, &InputError{Line: d.lineOfValue(1), Msg: fmt.Sprintf("more than one JSON value: a %s transcript is one JSON document", f.Name)}
 	}
-	return f.Name, f.doc(d, w)
+	for _, v := range d.values {
+		w.tally.census(v)
+	}
+	if err := f.doc(d, w); err != nil {
+		return f.Name, err
+	}
+	return f.Name, w.account(f.Name, othersFor(f, d.values[0]))
+}
+
+// othersFor lists the other formats that recognise a document.
+func othersFor(f Format, v any) []string {
+	var out []string
+	for _, cand := range Formats() {
+		if cand.Name != f.Name && cand.detect != nil && cand.detect(v) {
+			out = append(out, cand.Name)
+		}
+	}
+	return out
 }
 
 // gzipErrors reports damaged compressed data (a truncated stream, a bad

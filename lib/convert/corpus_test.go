@@ -237,9 +237,16 @@ func TestEveryCorpusFileConvertsAndPacks(t *testing.T) {
 	counts := corpusCounts()
 	for path, want := range corpusFiles(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			got, log, _, err := convertFile(t, path, Options{Model: "test-model"})
+			got, log, warns, err := convertFile(t, path, Options{Model: "test-model"})
 			if err != nil {
 				t.Fatalf("convert: %v", err)
+			}
+			// Every call-like and result-like record of the input is
+			// accounted for: none is left unmapped.
+			for _, w := range warns {
+				if strings.Contains(w, "not mapped by the") {
+					t.Errorf("convert warns: %s", w)
+				}
 			}
 			if got != want {
 				t.Errorf("detected %q, want %q", got, want)

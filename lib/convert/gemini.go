@@ -169,6 +169,7 @@ func convertGemini(r *bufio.Reader, w *writer) error {
 
 // record reads one line of a session-*.jsonl.
 func (g *gemini) record(n node, m map[string]any) error {
+	g.w.tally.census(m)
 	switch {
 	case n.line == 1 && m["sessionId"] != nil && m["type"] == nil:
 		if err := g.meta(n, m); err != nil {

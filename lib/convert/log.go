@@ -62,7 +62,8 @@ type writer struct {
 	held  bytes.Buffer
 	steps int
 
-	failed  bool // the output failed, or ends with an error event
+	failed  bool   // the output failed, or ends with an error event
+	tally   *tally // what the input held against what was written
 	inputs  map[string]bool
 	files   *fileSet
 	outside map[string]bool // paths already warned about
@@ -70,7 +71,7 @@ type writer struct {
 
 func newWriter(out io.Writer, opts Options) *writer {
 	bw := bufio.NewWriterSize(out, 64<<10)
-	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: newTally()}
 	w.enc = json.NewEncoder(bw)
 	w.enc.SetEscapeHTML(false)
 	return w
@@ -80,7 +81,7 @@ func newWriter(out io.Writer, opts Options) *writer {
 // transcript that holds several runs is written as several logs, one
 // after another, each beginning with its run event.
 func (w *writer) another() *writer {
-	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: w.tally}
 }
 
 func (w *writer) warnf(format string, args ...any) {
@@ -196,6 +197,7 @@ func (w *writer) step(s stepRec) error {
 		ev.NormalizedOutput, ev.NormalizedOutputBase64 = c.Content, c.ContentBase64
 	}
 	w.steps++
+	w.tally.wrote(s)
 	return w.emit(ev)
 }
 

@@ -108,6 +108,7 @@ func convertOpenHandsRecords(r *bufio.Reader, w *writer) error {
 					rw = w.another()
 				}
 				runs++
+				w.tally.census(v)
 				if err := convertOpenHandsRecord(n, rw); err != nil {
 					return err
 				}

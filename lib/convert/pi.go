@@ -87,6 +87,7 @@ func convertPi(r *bufio.Reader, w *writer) error {
 		if err != nil {
 			return jsonError(entries[k].raw, err, entries[k].line)
 		}
+		w.tally.census(v)
 		nodes[i] = root(v, entries[k].line)
 		entries[k].raw = nil
 	}

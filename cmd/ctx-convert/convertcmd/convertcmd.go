@@ -137,7 +137,10 @@ func convertError(src string, err error) error {
 	var ie *convert.InputError
 	var uf *convert.UnknownFormatError
 	var ud *convert.UndetectedError
+	var le *convert.LossError
 	switch {
+	case errors.As(err, &le):
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, le).WithHint("the log written is incomplete; do not pack it (docs/CONVERT.md: accounting)")
 	case errors.As(err, &uf):
 		return cli.Usagef("--from: %v", uf)
 	case errors.As(err, &ud):
