@@ -250,6 +250,11 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 					break
 				}
 			}
+			if f.Name == "" {
+				if ce := companionLine(first); ce != nil {
+					return "", ce
+				}
+			}
 		}
 		if f.stream != nil && (!f.records || f.detectLine(first)) {
 			if opts.Record != "" && !f.records {
@@ -272,6 +277,9 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		return f.Name, err
 	}
 	if from == "auto" {
+		if ce := companionDoc(d.values[0]); ce != nil {
+			return "", ce
+		}
 		for _, cand := range Formats() {
 			if cand.detect != nil && cand.detect(d.values[0]) {
 				f = cand

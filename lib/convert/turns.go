@@ -82,6 +82,18 @@ func (q *steps) call(id string, s stepRec) (int, error) {
 	return e.index, q.flush()
 }
 
+// oldestOpen returns the id of the oldest call still waiting for its
+// result whose tool is tool ("": any tool), for formats whose results name
+// the tool rather than the call.
+func (q *steps) oldestOpen(tool string) (string, bool) {
+	for _, e := range q.queue {
+		if e.waiting && (tool == "" || e.step.Tool == tool) {
+			return e.id, true
+		}
+	}
+	return "", false
+}
+
 // pending returns the oldest unanswered call with id, if any.
 func (q *steps) pending(id string) *queued {
 	if l := q.open[id]; len(l) > 0 {

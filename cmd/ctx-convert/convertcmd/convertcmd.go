@@ -138,7 +138,10 @@ func convertError(src string, err error) error {
 	var uf *convert.UnknownFormatError
 	var ud *convert.UndetectedError
 	var le *convert.LossError
+	var ce *convert.CompanionError
 	switch {
+	case errors.As(err, &ce):
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, ce)
 	case errors.As(err, &le):
 		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, le).WithHint("the log written is incomplete; do not pack it (docs/CONVERT.md: accounting)")
 	case errors.As(err, &uf):
