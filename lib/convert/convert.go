@@ -75,6 +75,7 @@ func Formats() []Format {
 		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine, priority: 4},
 		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine, priority: 5},
 		{Name: "gemini-history", Summary: "Gemini CLI history as Gemini API Content objects (/chat save checkpoint-*.json)", doc: convertGeminiHistory, detect: isGeminiHistory},
+		{Name: "nemo-gym", Summary: "NVIDIA NeMo Gym rollouts (JSONL, a Responses API rollout per line; one log each)", stream: convertNemoGymRollouts, doc: convertNemoGymDoc, detect: isNemoGym, detectLine: isNemoGymLine, priority: 6, records: true},
 		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
 		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
@@ -114,7 +115,7 @@ func zipFormat() (Format, bool) {
 
 // recordError refuses --record for a format that holds one run.
 func recordError(f Format) error {
-	return &InputError{Msg: fmt.Sprintf("--record picks a record of an OpenHands output.jsonl; this is a %s transcript", f.Name)}
+	return &InputError{Msg: fmt.Sprintf("--record picks a record of a file of run records (OpenHands output.jsonl, NeMo Gym rollouts); this is a %s transcript", f.Name)}
 }
 
 func (o Options) detected(format string) {

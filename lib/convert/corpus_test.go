@@ -33,6 +33,7 @@ func corpusFiles(t testing.TB) map[string]string {
 		"mini-swe-agent":    "mini-swe-agent",
 		"atif":              "atif",
 		"cline":             "cline",
+		"nemo-gym":          "nemo-gym",
 	}
 	files := map[string]string{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
@@ -224,6 +225,11 @@ func corpusCounts() map[string][][3]int {
 		"written__rollout-2026-04-02T09-00-00-declined-exec-compacted.jsonl":                                    {{8, 2, 1}},
 		"written__session-2026-04-20T10-00-ab12cd34.jsonl":                                                      {{8, 3, 3}},
 		"written__weather-desk-handoff.json":                                                                    {{9, 2, 2}},
+
+		// NeMo Gym: one log per rollout.
+		"nemo-gym__example_mcp_weather__example_rollouts.jsonl":        {{2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}},
+		"nemo-gym__example_session_state_mgmt__example_rollouts.jsonl": {{4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}},
+		"nemo-gym__workplace_assistant__example_rollouts.jsonl.gz":     {{2, 1, 1}, {2, 1, 1}, {3, 2, 1}, {3, 2, 1}, {3, 2, 1}},
 
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
