@@ -84,6 +84,7 @@ func Formats() []Format {
 		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect, zip: "an Inspect .eval log"},
 		{Name: "swe-agent", Summary: "SWE-agent trajectory (.traj)", doc: convertSWEAgent, detect: isSWEAgent},
 		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel, multi: true},
+		{Name: "openhands-v1", Summary: "OpenHands V1 (software-agent-sdk) events: a list, {items}, or the event files concatenated", doc: convertOpenHandsV1, detect: isOpenHandsV1, multi: true},
 		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", stream: convertOpenHandsRecords, doc: convertOpenHands, detect: isOpenHands, detectLine: isOpenHandsRecordLine, priority: 3, records: true},
 		{Name: "anthropic", Summary: "Anthropic Messages (tool_use / tool_result blocks)", doc: convertAnthropic, detect: isAnthropic},
 		{Name: "openai", Summary: "OpenAI Chat Completions messages (tool_calls, role tool), bare or in a record", doc: convertOpenAI, detect: isOpenAI},

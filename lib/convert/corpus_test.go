@@ -34,6 +34,7 @@ func corpusFiles(t testing.TB) map[string]string {
 		"atif":              "atif",
 		"cline":             "cline",
 		"nemo-gym":          "nemo-gym",
+		"openhands-v1":      "openhands-v1",
 	}
 	files := map[string]string{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
@@ -230,6 +231,9 @@ func corpusCounts() map[string][][3]int {
 		"nemo-gym__example_mcp_weather__example_rollouts.jsonl":        {{2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}},
 		"nemo-gym__example_session_state_mgmt__example_rollouts.jsonl": {{4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}},
 		"nemo-gym__workplace_assistant__example_rollouts.jsonl.gz":     {{2, 1, 1}, {2, 1, 1}, {3, 2, 1}, {3, 2, 1}, {3, 2, 1}},
+
+		// OpenHands V1: an orphan observation is an event, not a call.
+		"software-agent-sdk__goal-fixture__events.jsonl": {{7, 2, 0}},
 
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
