@@ -54,6 +54,9 @@ type Format struct {
 	// detectLine, a line-based format from its first line.
 	detect     func(v any) bool
 	detectLine func(line []byte) bool
+	// detectHead recognises a text format from the input's first 64 KiB,
+	// when no first line told.
+	detectHead func(head []byte) bool
 	// priority orders line detection: lower first, then table order.
 	priority int
 	// records: the line form is a file of run records, one per line,
@@ -76,6 +79,7 @@ func Formats() []Format {
 		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine, priority: 5},
 		{Name: "gemini-history", Summary: "Gemini CLI history as Gemini API Content objects (/chat save checkpoint-*.json)", doc: convertGeminiHistory, detect: isGeminiHistory},
 		{Name: "nemo-gym", Summary: "NVIDIA NeMo Gym rollouts (JSONL, a Responses API rollout per line; one log each)", stream: convertNemoGymRollouts, doc: convertNemoGymDoc, detect: isNemoGym, detectLine: isNemoGymLine, priority: 6, records: true},
+		{Name: "aider", Summary: "Aider chat history (.aider.chat.history.md; one log per session)", stream: convertAider, detectLine: isAiderLine, detectHead: isAiderHead, priority: 7},
 		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
 		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
@@ -239,17 +243,34 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 	// A line-based transcript is recognised from its first line, which is
 	// read whole and put back, so nothing is held beyond one line.
 	if from == "auto" || f.stream != nil {
+		// Blank lines before the first are read with it (a markdown
+		// transcript may begin with one); first is the first that is not.
+		var lead []byte
 		first, err := pack.ReadLine(br, nil)
+		for err == nil && len(bytes.TrimSpace(first)) == 0 && len(lead) < 1<<16 {
+			lead = append(lead, first...)
+			first, err = pack.ReadLine(br, nil)
+		}
 		if err != nil && err != io.EOF {
 			return "", err
 		}
-		rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), br), 1<<20)
+		rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(lead), bytes.NewReader(first), br), 1<<20)
 		if from == "auto" {
 			for _, cand := range lineFormats() {
 				if cand.detectLine(first) {
 					f = cand
 					opts.detected(f.Name)
 					break
+				}
+			}
+			if f.Name == "" {
+				head, _ := rd.Peek(64 << 10)
+				for _, cand := range Formats() {
+					if cand.detectHead != nil && cand.detectHead(head) {
+						f = cand
+						opts.detected(f.Name)
+						break
+					}
 				}
 			}
 			if f.Name == "" {

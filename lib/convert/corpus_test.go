@@ -35,6 +35,7 @@ func corpusFiles(t testing.TB) map[string]string {
 		"cline":             "cline",
 		"nemo-gym":          "nemo-gym",
 		"openhands-v1":      "openhands-v1",
+		"aider":             "aider",
 	}
 	files := map[string]string{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
@@ -234,6 +235,9 @@ func corpusCounts() map[string][][3]int {
 
 		// OpenHands V1: an orphan observation is an event, not a call.
 		"software-agent-sdk__goal-fixture__events.jsonl": {{7, 2, 0}},
+
+		// Aider: a log per session; each applied edit and each command run.
+		"aider-fixture__chat-history-excerpt.md": {{7, 1, 1}, {1, 1, 0}, {4, 2, 0}, {4, 2, 0}, {1, 1, 0}, {1, 1, 0}, {10, 0, 5}, {1, 1, 0}, {1, 0, 0}, {5, 1, 1}, {8, 1, 1}, {3, 0, 0}, {12, 1, 1}, {2, 0, 0}, {1, 0, 0}, {10, 1, 1}, {1, 1, 0}, {1, 1, 0}},
 
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},

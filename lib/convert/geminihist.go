@@ -191,7 +191,7 @@ func (g *geminiHist) model(parts node, meta map[string]any) error {
 			}
 			cm := meta
 			meta = nil
-			if _, err := g.q.call("code_execution", stepRec{Type: "tool_call", Tool: "code_execution", Params: params, Meta: cm, Nondeterministic: true}); err != nil {
+			if _, err := g.q.call("code_execution", stepRec{Type: "tool_call", Tool: "code_execution", Params: params, Meta: cm}); err != nil {
 				return err
 			}
 		default:
