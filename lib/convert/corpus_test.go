@@ -36,6 +36,7 @@ func corpusFiles(t testing.TB) map[string]string {
 		"nemo-gym":          "nemo-gym",
 		"openhands-v1":      "openhands-v1",
 		"aider":             "aider",
+		"gemini-history":    "gemini-history",
 	}
 	files := map[string]string{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
@@ -239,6 +240,13 @@ func corpusCounts() map[string][][3]int {
 		// Aider: a log per session; each applied edit and each command run.
 		"aider-fixture__chat-history-excerpt.md": {{7, 1, 1}, {1, 1, 0}, {4, 2, 0}, {4, 2, 0}, {1, 1, 0}, {1, 1, 0}, {10, 0, 5}, {1, 1, 0}, {1, 0, 0}, {5, 1, 1}, {8, 1, 1}, {3, 0, 0}, {12, 1, 1}, {2, 0, 0}, {1, 0, 0}, {10, 1, 1}, {1, 1, 0}, {1, 1, 0}},
 
+		// Written files: Cline's XML protocol and text results, the ATIF
+		// variant, a Gemini CLI checkpoint.
+		"written__xml-protocol__api_conversation_history.json": {{8, 4, 2}},
+		"written__text-results__api_conversation_history.json": {{3, 2, 1}},
+		"written__bare-version-1.4__results-as-steps.json":     {{5, 2, 1}},
+		"written__checkpoint-fix-tests.json":                   {{11, 5, 1}},
+
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
 		"log_read_sample.eval": {{1, 0, 1}},
@@ -313,7 +321,7 @@ func TestNoAbsolutePathInManifests(t *testing.T) {
 	dirs := []string{"/tmp/tmp", "/testbed", "/workspace/game", "/workspace/todo", "/workspace/2048", "/workspace/ponylang__ponyc__0.1",
 		"/marshmallow-code__marshmallow", "/pydicom__pydicom/", "/SWE-agent__test-repo/", "/klieret__swe-agent-test-repo/",
 		"/Users/alex/workspace/cli/", "/Users/gtrrz-victor/wks/cli/", "/Users/soph/Work/entire/devenv/cli/", "/Users/paul/src/entireio/20260205-cli/",
-		"/Users/badlogic/workspaces/pi-mono/", "/Users/ibar/castai/src/kimchi-dev/"}
+		"/Users/badlogic/workspaces/pi-mono/", "/Users/ibar/castai/src/kimchi-dev/", "/home/dev/calc", "/home/u/p"}
 	for path, format := range corpusFiles(t) {
 		if format == "otel" || format == "inspect" || format == "openai" {
 			continue // no working directory in these

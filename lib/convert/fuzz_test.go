@@ -36,7 +36,9 @@ func fuzzConvert(t *testing.T, from string, data []byte) {
 	if err != nil {
 		var ie *InputError
 		var ue *UndetectedError
-		if !errors.As(err, &ie) && !errors.As(err, &ue) {
+		var le *LossError
+		var ce *CompanionError
+		if !errors.As(err, &ie) && !errors.As(err, &ue) && !errors.As(err, &le) && !errors.As(err, &ce) {
 			t.Fatalf("error of type %T: %v", err, err)
 		}
 		return
@@ -197,4 +199,38 @@ func FuzzATIF(f *testing.F) {
 func FuzzCline(f *testing.F) {
 	fuzzSeeds(f, "cline", 32<<10)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "cline", data) })
+}
+
+func FuzzGeminiHistory(f *testing.F) {
+	fuzzSeeds(f, "gemini-history", 32<<10,
+		`{"history":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"executableCode":{"language":"PYTHON","code":"print(1)"}}]},{"role":"user","parts":[{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1"}}]}]}`,
+		`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}}]},{"role":"function","parts":[{"functionResponse":{"name":"g","response":{"output":1}}}]}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "gemini-history", data) })
+}
+
+func FuzzNemoGym(f *testing.F) {
+	fuzzSeeds(f, "nemo-gym", 32<<10,
+		`{"responses_create_params":{"input":"hi","tools":[]},"response":{"output":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"r"}]},"reward":1,"resolved":true,"instance_id":"i-1"}`+"\n"+
+			`{"responses_create_params":{"input":[]},"response":{"output":[]},"reward":0}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "nemo-gym", data) })
+}
+
+func FuzzOpenHandsV1(f *testing.F) {
+	fuzzSeeds(f, "openhands-v1", 32<<10,
+		`{"items":[{"kind":"SystemPromptEvent","source":"agent","system_prompt":{"type":"text","text":"s"},"tools":[]},
+{"kind":"MessageEvent","source":"user","llm_message":{"role":"user","content":[{"type":"text","text":"go"}]}},
+{"kind":"ActionEvent","source":"agent","tool_name":"file_editor","tool_call_id":"t1","action":{"kind":"FileEditorAction","command":"create","path":"/w/a"}},
+{"kind":"UserRejectObservation","source":"user","tool_name":"file_editor","tool_call_id":"t1","rejection_reason":"no"},
+{"kind":"ActionEvent","source":"agent","tool_name":"terminal","tool_call_id":"t2","tool_call":{"id":"t2","name":"terminal","arguments":"{\"command\":\"ls\"}"}},
+{"kind":"AgentErrorEvent","source":"agent","tool_name":"terminal","tool_call_id":"t2","error":"boom"},
+{"kind":"ACPToolCallEvent","source":"agent","tool_call_id":"x","title":"Read","raw_input":{"p":1},"raw_output":{"ok":true}},
+{"kind":"PauseEvent","source":"user"}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "openhands-v1", data) })
+}
+
+func FuzzAider(f *testing.F) {
+	fuzzSeeds(f, "aider", 64<<10,
+		"# aider chat started at 2026-01-01 10:00:00\n\n> Main model: gpt-4o with whole edit format  \n\n#### make a.py print 2  \n\na.py\n```\nprint(2)\n```\n\n> Applied edit to a.py  \n> Commit abc1234 fix  \n\n#### /run python a.py  \n\n> Running python a.py  \n> 2  \n> Add command output to the chat? (Y)es/(N)o [Yes]: n  \n",
+		"\n# aider chat started at x\n\n#### q  \n\n```bash\nmake\n```\n\n> make  \n> Run shell command? [Y/n] n  \n")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "aider", data) })
 }

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -16,13 +17,16 @@ import (
 // context..."), not the user's words.
 
 // geminiContents returns the Content list of a history: the document, or
-// its "history".
+// its "history" (a checkpoint of later versions) or "contents" (an API
+// request).
 func geminiContents(n node) (node, bool) {
 	if _, ok := n.arr(); ok {
 		return n, true
 	}
-	if _, ok := n.key("history").arr(); ok {
-		return n.key("history"), true
+	for _, k := range []string{"history", "contents"} {
+		if _, ok := n.key(k).arr(); ok {
+			return n.key(k), true
+		}
 	}
 	return node{}, false
 }
@@ -63,6 +67,11 @@ func geminiSetup(text string) bool {
 	return strings.HasPrefix(t, "This is the Gemini CLI.") || strings.HasPrefix(t, "<session_context>")
 }
 
+// geminiCwd finds the working directory the setup context names.
+func geminiCwd() *regexp.Regexp {
+	return regexp.MustCompile(`I'm currently working in the directory: ([^\n]+)`)
+}
+
 type geminiHist struct {
 	w     *writer
 	q     *steps
@@ -77,13 +86,22 @@ func geminiHistoryDoc(d *document, w *writer) error {
 	}
 	r := runFields{Metadata: map[string]any{"source_format": "gemini-history"}}
 	if m, ok := n.obj(); ok {
-		r.Metadata = setIf(r.Metadata, "extra", rest(m, "history"))
+		r.Metadata = setIf(r.Metadata, "extra", rest(m, "history", "contents"))
+	}
+	list, _ := cn.arr()
+	// The setup context names the working directory.
+	for _, e := range list {
+		m, _ := e.(map[string]any)
+		text, _, _ := textOf(root(m["parts"], 0))
+		if sm := geminiCwd().FindStringSubmatch(text); sm != nil {
+			w.setWorkdir(strings.TrimSpace(sm[1]))
+			break
+		}
 	}
 	if err := w.run(r); err != nil {
 		return err
 	}
 	g := &geminiHist{w: w, q: newSteps(w)}
-	list, _ := cn.arr()
 	for i := range list {
 		c := cn.idx(i)
 		m, err := c.needObj()
