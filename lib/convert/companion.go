@@ -92,6 +92,11 @@ func companionLine(line []byte) *CompanionError {
 		}
 		return len(m) <= len(keys)+1
 	}
+	if _, ok := m["responses_create_params"]; ok {
+		if _, ok := m["response"]; !ok {
+			return &CompanionError{What: "the tasks of a NeMo Gym dataset (each line a request, no rollout)", Give: "the rollouts ng_collect_rollouts wrote from it (one rollout per line, with its response and reward)"}
+		}
+	}
 	switch {
 	case has("session_id", "ts", "text"):
 		return &CompanionError{What: "Codex's history.jsonl (the prompts typed in every session)", Give: "a session's rollout, ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl"}

@@ -154,6 +154,10 @@ func eachRecord(r *bufio.Reader, w *writer, idOf func(n node) string, conv func(
 				return err
 			}
 			id := idOf(n)
+			if id == "" {
+				// A record with no name is picked by its place: #1, #2...
+				id = fmt.Sprintf("#%d", len(ids)+1)
+			}
 			ids = append(ids, id)
 			if pick == "" || id == pick {
 				rw := w

@@ -53,12 +53,16 @@ func convertNemoGymDoc(d *document, w *writer) error {
 }
 
 // nemoGymID names a rollout for --record: its instance_id, else its task
-// and rollout indexes ("3:0").
+// and rollout indexes ("3:0"), else nothing (its place names it).
 func nemoGymID(n node) string {
 	if id := eventID(n.key("instance_id").v); id != "" {
 		return id
 	}
-	return fmt.Sprintf("%v:%v", n.key("_ng_task_index").v, n.key("_ng_rollout_index").v)
+	t, r := n.key("_ng_task_index").v, n.key("_ng_rollout_index").v
+	if t == nil || r == nil {
+		return ""
+	}
+	return fmt.Sprintf("%v:%v", t, r)
 }
 
 // nemoGymResult are the fields a verifier adds that say how the rollout
