@@ -24,8 +24,10 @@ type Options struct {
 	// Sample picks one sample of an Inspect log by id (or id:epoch); ""
 	// or "all" converts every sample as one run.
 	Sample string
-	// Record picks one record of an OpenHands output.jsonl by its
-	// instance_id; "" converts every record, each as a log of its own.
+	// Record picks one record of a file of run records (an OpenHands
+	// output.jsonl, NeMo Gym rollouts) by its instance_id (or a name the
+	// format gives, or "#N" by place); "" converts every record, each as
+	// a log of its own.
 	Record string
 	// Warn receives warnings: things the transcript lacks or that could
 	// not be mapped.
