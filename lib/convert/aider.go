@@ -3,11 +3,8 @@ package convert
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"regexp"
 	"strings"
-
-	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
 // Aider appends every chat to .aider.chat.history.md, in markdown: each
@@ -81,21 +78,8 @@ type aider struct {
 func convertAider(r *bufio.Reader, w *writer) error {
 	a := &aider{w: w}
 	a.applied, a.running, a.tokens, a.commit, a.model, a.askRun = aiderPatterns()
-	var line []byte
-	for lineNo := 1; ; lineNo++ {
-		var err error
-		line, err = pack.ReadLine(r, line[:0])
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if len(line) > 0 || err == nil {
-			if lerr := a.line(strings.TrimRight(string(line), "\r\n")); lerr != nil {
-				return lerr
-			}
-		}
-		if err == io.EOF {
-			break
-		}
+	if err := eachRawLine(r, func(line []byte, _ int) error { return a.line(string(line)) }); err != nil {
+		return err
 	}
 	if err := a.end(true); err != nil {
 		return err

@@ -19,17 +19,7 @@ import (
 // geminiContents returns the Content list of a history: the document, or
 // its "history" (a checkpoint of later versions) or "contents" (an API
 // request).
-func geminiContents(n node) (node, bool) {
-	if _, ok := n.arr(); ok {
-		return n, true
-	}
-	for _, k := range []string{"history", "contents"} {
-		if _, ok := n.key(k).arr(); ok {
-			return n.key(k), true
-		}
-	}
-	return node{}, false
-}
+func geminiContents(n node) (node, bool) { return listIn(n, "history", "contents") }
 
 func isGeminiHistory(v any) bool {
 	cn, ok := geminiContents(root(v, 0))

@@ -23,17 +23,7 @@ import (
 
 // openHandsEvents returns the event list: the document itself, or the
 // history (or events) of a record.
-func openHandsEvents(n node) (node, bool) {
-	if _, ok := n.arr(); ok {
-		return n, true
-	}
-	for _, k := range []string{"events", "history"} {
-		if _, ok := n.key(k).arr(); ok {
-			return n.key(k), true
-		}
-	}
-	return node{}, false
-}
+func openHandsEvents(n node) (node, bool) { return listIn(n, "events", "history") }
 
 func isOpenHands(v any) bool {
 	evs, ok := openHandsEvents(root(v, 0))

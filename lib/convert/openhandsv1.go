@@ -32,17 +32,9 @@ func ohV1Events(d *document) []node {
 		}
 		return out
 	}
-	n := d.first()
-	if _, ok := n.obj(); ok {
-		for _, k := range []string{"items", "events"} {
-			if _, ok := n.key(k).arr(); ok {
-				n = n.key(k)
-				break
-			}
-		}
-		if _, ok := n.arr(); !ok {
-			return []node{n}
-		}
+	n, ok := listIn(d.first(), "items", "events")
+	if !ok {
+		return []node{d.first()}
 	}
 	list, _ := n.arr()
 	out := make([]node, len(list))
@@ -66,17 +58,9 @@ func isOpenHandsV1(v any) bool {
 	if isOHV1Event(v) {
 		return true
 	}
-	n := root(v, 0)
-	if _, ok := n.obj(); ok {
-		for _, k := range []string{"items", "events"} {
-			if _, ok := n.key(k).arr(); ok {
-				n = n.key(k)
-				break
-			}
-		}
-	}
-	list, ok := n.arr()
-	return ok && len(list) > 0 && isOHV1Event(list[0])
+	n, _ := listIn(root(v, 0), "items", "events")
+	list, _ := n.arr()
+	return len(list) > 0 && isOHV1Event(list[0])
 }
 
 type ohV1 struct {
