@@ -20,6 +20,8 @@ type runFields struct {
 	SystemPrompt *string
 	Environment  map[string]any
 	Metadata     map[string]any
+	Task         *pack.Task    // which task of a benchmark the run was
+	Outcome      *pack.Outcome // how the run was judged
 }
 
 // stepRec is one step of the log before it is written.
@@ -136,6 +138,8 @@ func (w *writer) run(r runFields) error {
 		SystemPrompt: r.SystemPrompt,
 		Environment:  w.clean(r.Environment),
 		Metadata:     w.clean(r.Metadata),
+		Task:         r.Task,
+		Outcome:      r.Outcome,
 	}
 	if err := w.enc.Encode(ev); err != nil {
 		return err

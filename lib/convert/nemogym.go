@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
 // NVIDIA NeMo Gym collects rollouts (ng_collect_rollouts) as JSONL, one
@@ -108,7 +110,41 @@ func convertNemoGymRollout(n node, w *writer) error {
 		// Some verifiers say it inside the response.
 		r.Metadata = setIf(r.Metadata, "resolved", rm["resolved"])
 	}
+	r.Task, r.Outcome = nemoGymTask(m, rm)
 	r.Metadata = setIf(r.Metadata, "verifier", rest(m, append(nemoGymResult(), "responses_create_params", "response")...))
 	r.Metadata = setIf(r.Metadata, "response", rest(rm, "output", "usage", "created_at", "model", "object", "resolved"))
 	return responsesRun(node{v: req, path: n.path, line: n.line}, w, r)
+}
+
+// nemoGymTask says which task the rollout was (instance_id, else the task
+// index with the rollout as its epoch) and how the verifier judged it
+// (reward the score, resolved whether it passed).
+func nemoGymTask(m, resp map[string]any) (*pack.Task, *pack.Outcome) {
+	var t *pack.Task
+	if id := eventID(m["instance_id"]); id != "" {
+		t = &pack.Task{ID: id}
+	} else if ti, ok := m["_ng_task_index"].(json.Number); ok {
+		t = &pack.Task{ID: ti.String()}
+		if rn, ok := m["_ng_rollout_index"].(json.Number); ok {
+			if ri, err := rn.Int64(); err == nil && ri >= 0 && ri < 1<<30 {
+				t.Epoch = int(ri) + 1
+			}
+		}
+	}
+	var o pack.Outcome
+	if r, ok := m["reward"].(json.Number); ok {
+		o.Score = json.RawMessage(r.String())
+	}
+	resolved, ok := m["resolved"].(bool)
+	if !ok {
+		resolved, ok = resp["resolved"].(bool)
+	}
+	if ok {
+		o.Passed = &resolved
+	}
+	if o.Score == nil && o.Passed == nil {
+		return t, nil
+	}
+	o.Source = "nemo-gym verifier"
+	return t, &o
 }
