@@ -160,11 +160,15 @@ type LossError struct {
 	Calls   int      // call-like records in the input
 	Results int      // result-like records in the input
 	Others  []string // readers that also recognise the input
+	By      string   // the reader that found the calls, when the census did not
 }
 
 // Error names the reader and the counts.
 func (e *LossError) Error() string {
 	msg := fmt.Sprintf("the %s reader wrote no tool call, but the input holds %d call-like and %d result-like record(s): nothing was converted that a person would count as an action", e.Format, e.Calls, e.Results)
+	if e.By != "" {
+		msg = fmt.Sprintf("the %s reader wrote no tool call, but the %s reader finds %d in the input: nothing was converted that a person would count as an action", e.Format, e.By, e.Calls)
+	}
 	if len(e.Others) > 0 {
 		msg += "; try --from " + strings.Join(e.Others, " or --from ")
 	}

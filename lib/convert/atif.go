@@ -294,8 +294,10 @@ func (a *atifReader) step(n node) error {
 		return a.q.prompt("user", text, head)
 	case "agent":
 		return a.agent(n, m, id, head, text, ts)
-	case "system":
-		s := stepRec{Type: "event", Tool: "system", Timestamp: ts, Meta: head}
+	case "system", "tool", "environment":
+		// A tool's or the environment's step (the variant) is read as a
+		// system step: an event and its observations.
+		s := stepRec{Type: "event", Tool: source, Timestamp: ts, Meta: head}
 		if has {
 			s.Output = &text
 		}

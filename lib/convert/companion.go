@@ -62,6 +62,12 @@ func companionDoc(v any) *CompanionError {
 		if id && epoch && msgs && input && !eval {
 			return &CompanionError{What: "one sample of an Inspect .eval archive (samples/ID_epoch_N.json)", Give: "the .eval file itself (--sample ID:EPOCH picks the sample)"}
 		}
+		_, agent := x["agent"].(map[string]any)
+		_, workspace := x["workspace"]
+		_, persist := x["persistence_dir"]
+		if agent && workspace && persist {
+			return &CompanionError{What: "the state of an OpenHands V1 conversation (base_state.json)", Give: "its events: cat conversations/ID/events/*.json | ctx convert -"}
+		}
 		_, samples := x["samples"]
 		_, failed := x["error"]
 		if _, ok := x["eval"].(map[string]any); ok && !samples && !failed {

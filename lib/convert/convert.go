@@ -331,7 +331,33 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 	if err := f.doc(d, w); err != nil {
 		return f.Name, err
 	}
+	if w.tally.wroteCalls == 0 && w.tally.calls == 0 {
+		// No call found by the census either: another reader that
+		// recognises the input may still find calls (in text, as Cline's
+		// XML protocol writes them).
+		if le := otherReaderCalls(f, d); le != nil {
+			return f.Name, le
+		}
+	}
 	return f.Name, w.account(f.Name, othersFor(f, d.values[0]))
+}
+
+// otherReaderCalls reads the document again with each other reader that
+// recognises it, writing nothing, and reports the first that finds tool
+// calls: detection chose a reader that maps none.
+func otherReaderCalls(f Format, d *document) *LossError {
+	for _, name := range othersFor(f, d.values[0]) {
+		cand, _ := formatByName(name)
+		again := &document{data: d.data, opts: Options{Model: "-"}}
+		if again.decode() != nil {
+			return nil
+		}
+		dw := newWriter(io.Discard, again.opts)
+		if err := cand.doc(again, dw); err == nil && dw.tally.wroteCalls > 0 {
+			return &LossError{Format: f.Name, Calls: dw.tally.wroteCalls, Others: []string{name}, By: name}
+		}
+	}
+	return nil
 }
 
 // othersFor lists the other formats that recognise a document.
