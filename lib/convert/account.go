@@ -42,13 +42,22 @@ func (t *tally) walk(v any, depth int) {
 		}
 	case map[string]any:
 		t.record(x)
-		for _, e := range x {
+		for k, e := range x {
+			if contains(notRun(), k) {
+				continue
+			}
 			switch e.(type) {
 			case []any, map[string]any:
 				t.walk(e, depth+1)
 			}
 		}
 	}
+}
+
+// notRun are the fields in which graders keep what a run should have done
+// (NeMo Gym's expected_action...): calls there were never made.
+func notRun() []string {
+	return []string{"expected_action", "expected_actions", "expected_output", "expected_answer", "expected_tool_calls", "ground_truth", "gold", "reference_trajectory"}
 }
 
 // callTypes and resultTypes are the "type" values of call-like and
@@ -94,13 +103,14 @@ func (t *tally) record(m map[string]any) {
 	}
 	switch m["role"] {
 	case "tool", "function":
-		t.result(firstString(m, "tool_call_id"))
+		// tau2 records name the call by "id".
+		t.result(firstString(m, "tool_call_id", "id"))
 	}
 	switch m["kind"] {
 	case "ActionEvent":
 		t.call(firstString(m, "tool_call_id"))
 	case "ObservationEvent", "UserRejectObservation", "AgentErrorEvent":
-		t.result(firstString(m, "tool_call_id"))
+		t.result(firstString(m, "tool_call_id", "id"))
 	}
 	if id, ok := m["source_call_id"].(string); ok {
 		t.result(id)

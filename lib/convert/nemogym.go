@@ -94,6 +94,15 @@ func convertNemoGymRollout(n node, w *writer) error {
 		req[k] = v
 	}
 	req["output"] = rm["output"]
+	transitions := 0
+	if outs, ok := rm["output"].([]any); ok && len(outs) > 0 {
+		if last, ok := outs[len(outs)-1].([]any); ok {
+			// contains_transitions: each element is the rollout's items so
+			// far; the last holds them all.
+			req["output"] = last
+			transitions = len(outs)
+		}
+	}
 	for _, k := range []string{"usage", "created_at"} {
 		if v, ok := rm[k]; ok && v != nil {
 			req[k] = v
@@ -111,8 +120,11 @@ func convertNemoGymRollout(n node, w *writer) error {
 		r.Metadata = setIf(r.Metadata, "resolved", rm["resolved"])
 	}
 	r.Task, r.Outcome = nemoGymTask(m, rm)
+	if transitions > 0 {
+		r.Metadata = setIf(r.Metadata, "transitions", transitions)
+	}
 	r.Metadata = setIf(r.Metadata, "verifier", rest(m, append(nemoGymResult(), "responses_create_params", "response")...))
-	r.Metadata = setIf(r.Metadata, "response", rest(rm, "output", "usage", "created_at", "model", "object", "resolved"))
+	r.Metadata = setIf(r.Metadata, "response", rest(rm, "output", "usage", "created_at", "model", "object", "resolved", "contains_transitions"))
 	return responsesRun(node{v: req, path: n.path, line: n.line}, w, r)
 }
 
