@@ -152,7 +152,9 @@ func convertATIFDoc(d *document, w *writer) error {
 		return err
 	}
 	agent := n.key("agent")
-	if _, err := agent.needObj(); err != nil {
+	sv, _ := top["schema_version"].(string)
+	variant := !strings.HasPrefix(sv, "ATIF-")
+	if _, err := agent.needObj(); err != nil && !(variant && agent.null()) {
 		return err
 	}
 	steps := n.key("steps")
@@ -204,8 +206,7 @@ func convertATIFDoc(d *document, w *writer) error {
 	}
 	a := &atifReader{w: w, q: newSteps(w)}
 	a.prepare(steps, list)
-	sv, _ := top["schema_version"].(string)
-	a.variant = !strings.HasPrefix(sv, "ATIF-")
+	a.variant = variant
 	for i := start; i < len(list); i++ {
 		if err := a.step(steps.idx(i)); err != nil {
 			return err
@@ -273,7 +274,7 @@ func (a *atifReader) step(n node) error {
 		return err
 	}
 	head := map[string]any{"atif_step_id": id}
-	if cid, ok := atifResultStep(m); ok && source != "user" {
+	if cid, ok := atifResultStep(m); ok {
 		if a.callIDs[cid] {
 			return nil // read with its call
 		}
@@ -367,9 +368,15 @@ func (a *atifReader) agent(n node, m map[string]any, id any, head map[string]any
 			}
 		}
 		args := c.key("arguments")
+		if _, ok := cm["arguments"]; !ok && a.variant {
+			// {function: {name, arguments}}, as OpenAI writes a call.
+			args = c.key("function").key("arguments")
+		}
 		var params map[string]any
 		meta := map[string]any{"atif_step_id": id}
-		if s, ok := args.str(); ok && a.variant {
+		if args.null() && a.variant {
+			params = map[string]any{}
+		} else if s, ok := args.str(); ok && a.variant {
 			// The variant writes arguments as JSON text.
 			var bad bool
 			params, bad = parseArguments(s)

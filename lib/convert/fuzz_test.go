@@ -192,7 +192,13 @@ func FuzzMiniSWEAgent(f *testing.F) {
 }
 
 func FuzzATIF(f *testing.F) {
-	fuzzSeeds(f, "atif", 16<<10)
+	fuzzSeeds(f, "atif", 16<<10,
+		// The bare-version variant: OpenAI-style calls, results in user
+		// and environment steps, no agent.
+		`{"schema_version":"1.4","steps":[{"step_id":1,"source":"user","message":"go"},
+{"step_id":2,"source":"agent","message":"","tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{\"p\":1}"}},{"id":"b","name":"noargs"}]},
+{"step_id":3,"source":"user","tool_call_id":"a","content":"x y"},
+{"step_id":4,"source":"environment","observation":{"results":[{"source_call_id":"b","content":"ok"}]}}]}`)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "atif", data) })
 }
 
