@@ -328,6 +328,11 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 	for _, v := range d.values {
 		w.tally.census(v)
 	}
+	if opts.Sample != "" && opts.Sample != "all" {
+		// One sample of several is read: the census of the whole log
+		// does not apply.
+		w.tally.off = true
+	}
 	if err := f.doc(d, w); err != nil {
 		return f.Name, err
 	}
