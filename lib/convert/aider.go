@@ -33,17 +33,16 @@ func isAiderHead(head []byte) bool {
 
 // aiderSession is one chat of the history.
 type aiderSession struct {
-	w        *writer
-	q        *steps
-	r        runFields
-	started  bool // anything more than the start-up lines
-	reply    []string
-	user     []string
-	quoted   []string // aider's own lines of the current block
-	cmd      *aiderCmd
-	edits    map[string]aiderEdit // the edits the last reply gave, by file
-	lastCall int                  // the step of the last reply
-	pending  []string             // commands proposed by the last reply, not yet run
+	w       *writer
+	q       *steps
+	r       runFields
+	reply   []string
+	user    []string
+	quoted  []string // aider's own lines of the current block
+	cmd     *aiderCmd
+	edits   map[string]aiderEdit // the edits the last reply gave, by file
+	replied bool                 // a reply was written
+	pending []string             // commands proposed by the last reply, not yet run
 }
 
 // aiderEdit is what a reply gave for one file: SEARCH/REPLACE blocks, or
@@ -242,7 +241,7 @@ func (a *aider) flushReply() error {
 	s.edits = aiderEdits(text)
 	s.pending = aiderShell(text)
 	_, err := s.q.add(stepRec{Type: "model_call", Tool: s.w.model, Output: &text})
-	s.lastCall = s.q.next - 1
+	s.replied = true
 	return err
 }
 
@@ -307,7 +306,7 @@ func (a *aider) quotedLine(l string) error {
 			s.pending = nil
 		}
 	}
-	if a.tokens.MatchString(l) && s.w != nil && s.lastCall >= 0 {
+	if a.tokens.MatchString(l) && s.w != nil && s.replied {
 		// The usage of the reply just written: kept as an event beside it.
 		t := l
 		_, err := s.q.add(stepRec{Type: "event", Tool: "usage", Output: &t})
