@@ -491,6 +491,14 @@ func aiderEdits(text string) map[string]aiderEdit {
 			if hasBlock {
 				continue // read as SEARCH/REPLACE from the next line
 			}
+			if p, ok := aiderUdiffPath(body); ok {
+				// The udiff format: a unified diff names its file.
+				e := out[p]
+				e.blocks = append(e.blocks, map[string]any{"diff": strings.Join(body, "\n")})
+				out[p] = e
+				i = j
+				continue
+			}
 			if path != "" && i > 0 {
 				if p, ok := aiderPath(lines[i-1]); ok && p == path {
 					content := strings.Join(body, "\n") + "\n"
@@ -526,4 +534,16 @@ func aiderShell(text string) []string {
 		}
 	}
 	return out
+}
+
+// aiderUdiffPath reads the file a unified diff (aider's udiff format)
+// changes, from its "+++ " line.
+func aiderUdiffPath(body []string) (string, bool) {
+	for _, l := range body {
+		if p, ok := strings.CutPrefix(l, "+++ "); ok {
+			p = strings.TrimSpace(strings.TrimPrefix(p, "b/"))
+			return p, p != "" && p != "/dev/null"
+		}
+	}
+	return "", false
 }

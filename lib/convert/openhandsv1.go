@@ -49,9 +49,15 @@ func isOHV1Event(v any) bool {
 	if !ok {
 		return false
 	}
-	kind, _ := m["kind"].(string)
+	kind := ohV1Kind(m)
 	_, src := m["source"].(string)
 	return src && (strings.HasSuffix(kind, "Event") || strings.HasSuffix(kind, "Observation") || kind == "Condensation" || kind == "CondensationRequest")
+}
+
+// ohV1Kind is an event's kind, without a module path if one is given.
+func ohV1Kind(m map[string]any) string {
+	kind, _ := m["kind"].(string)
+	return kind[strings.LastIndexByte(kind, '.')+1:]
 }
 
 func isOpenHandsV1(v any) bool {
@@ -80,7 +86,7 @@ func openHandsV1Doc(d *document, w *writer) error {
 	// The model and the system prompt, before the first step.
 	for _, e := range evs {
 		m, _ := e.obj()
-		switch m["kind"] {
+		switch ohV1Kind(m) {
 		case "SystemPromptEvent":
 			if r.SystemPrompt == nil {
 				text, _, _ := textOf(node{v: []any{m["system_prompt"]}})
@@ -143,7 +149,7 @@ func (o *ohV1) event(e node) error {
 	if err != nil {
 		return err
 	}
-	kind, _ := m["kind"].(string)
+	kind := ohV1Kind(m)
 	source, _ := m["source"].(string)
 	ts := rfc3339(e.key("timestamp").string())
 	meta := setIf(nil, "event_id", m["id"])
