@@ -300,6 +300,21 @@ func TestFormatsMapStepsAndPrompts(t *testing.T) {
 			},
 			prompts: []string{"fix it", "use b.go"},
 		},
+		{
+			name: "cline: results written as text reach their calls, the header naming the tool otherwise ([subagents] for use_subagents), parallel calls in order",
+			from: "cline",
+			in: `[{"role":"user","content":[{"type":"text","text":"<task>\nlook\n</task>"}]},
+				{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"use_subagents","input":{"prompt_1":"p"}}],"modelInfo":{"modelId":"cm"}},
+				{"role":"user","content":[{"type":"text","text":"[subagents] Result:\nSubagent results: 1"}]},
+				{"role":"assistant","content":[{"type":"tool_use","id":"b","name":"read_file","input":{"path":"x"}},{"type":"tool_use","id":"c","name":"list_files","input":{"path":"."}}],"modelInfo":{"modelId":"cm"}},
+				{"role":"user","content":[{"type":"text","text":"[list_files for '.'] Result:"},{"type":"text","text":"x"},{"type":"text","text":"[read_file for 'x'] Result:"},{"type":"text","text":"body"},{"type":"text","text":"<feedback>\nthanks\n</feedback>"}]}]`,
+			want: []string{
+				`tool_call use_subagents {"prompt_1":"p"} Subagent results: 1`,
+				`tool_call read_file {"path":"x"} body`,
+				`tool_call list_files {"path":"."} x`,
+			},
+			prompts: []string{"look", "thanks"},
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
