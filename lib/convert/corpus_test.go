@@ -236,6 +236,9 @@ func corpusCounts() map[string][][3]int {
 
 		// OpenHands V1: an orphan observation is an event, not a call.
 		"software-agent-sdk__goal-fixture__events.jsonl": {{7, 2, 0}},
+		// The event files of a conversation, concatenated.
+		"software-agent-sdk__pr-artifact-3fdb3160__events-concatenated.json":   {{3, 3, 3}},
+		"software-agent-sdk__pr-event-json-cd945624__events-concatenated.json": {{3, 2, 2}},
 
 		// Aider: a log per session; each applied edit and each command run.
 		"aider-fixture__chat-history-excerpt.md": {{7, 1, 1}, {1, 1, 0}, {4, 2, 0}, {4, 2, 0}, {1, 1, 0}, {1, 1, 0}, {10, 0, 5}, {1, 1, 0}, {1, 0, 0}, {5, 1, 1}, {8, 1, 1}, {3, 0, 0}, {12, 1, 1}, {2, 0, 0}, {1, 0, 0}, {10, 1, 1}, {1, 1, 0}, {1, 1, 0}},
