@@ -62,11 +62,8 @@ func companionDoc(v any) *CompanionError {
 		if id && epoch && msgs && input && !eval {
 			return &CompanionError{What: "one sample of an Inspect .eval archive (samples/ID_epoch_N.json)", Give: "the .eval file itself (--sample ID:EPOCH picks the sample)"}
 		}
-		_, agent := x["agent"].(map[string]any)
-		_, workspace := x["workspace"]
-		_, persist := x["persistence_dir"]
-		if agent && workspace && persist {
-			return &CompanionError{What: "the state of an OpenHands V1 conversation (base_state.json)", Give: "its events: cat conversations/ID/events/*.json | ctx convert -"}
+		if isOHV1State(x) {
+			return &CompanionError{What: "the state of an OpenHands V1 conversation (base_state.json)", Give: "it with its events: cat conversations/ID/base_state.json conversations/ID/events/*.json | ctx convert -"}
 		}
 		_, samples := x["samples"]
 		_, failed := x["error"]
@@ -110,4 +107,12 @@ func companionLine(line []byte) *CompanionError {
 		return &CompanionError{What: "Claude Code's history.jsonl (the prompts typed in every project)", Give: "a session transcript, ~/.claude/projects/PROJECT/SESSION.jsonl"}
 	}
 	return nil
+}
+
+// isOHV1State recognises an OpenHands V1 conversation's base_state.json.
+func isOHV1State(m map[string]any) bool {
+	_, agent := m["agent"].(map[string]any)
+	_, workspace := m["workspace"]
+	_, persist := m["persistence_dir"]
+	return agent && workspace && persist
 }

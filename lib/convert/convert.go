@@ -302,7 +302,7 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		return f.Name, err
 	}
 	if from == "auto" {
-		if ce := companionDoc(d.values[0]); ce != nil {
+		if ce := companionDoc(d.values[0]); ce != nil && len(d.values) == 1 {
 			return "", ce
 		}
 		for _, cand := range Formats() {

@@ -64,6 +64,11 @@ func isOpenHandsV1(v any) bool {
 	if isOHV1Event(v) {
 		return true
 	}
+	if m, ok := v.(map[string]any); ok && isOHV1State(m) {
+		// base_state.json ahead of the event files (cat base_state.json
+		// events/*.json); alone it is refused as a companion.
+		return true
+	}
 	n, _ := listIn(root(v, 0), "items", "events")
 	list, _ := n.arr()
 	return len(list) > 0 && isOHV1Event(list[0])
@@ -84,6 +89,14 @@ func openHandsV1Doc(d *document, w *writer) error {
 	evs := ohV1Events(d)
 	r := runFields{Metadata: map[string]any{"source_format": "openhands-v1"}}
 	// The model and the system prompt, before the first step.
+	if m, ok := evs[0].obj(); ok && isOHV1State(m) {
+		// The conversation's state: its model and id.
+		llm, _ := m["agent"].(map[string]any)["llm"].(map[string]any)
+		r.Model, _ = llm["model"].(string)
+		r.Metadata = setIf(r.Metadata, "conversation_id", m["id"])
+		r.Metadata = setIf(r.Metadata, "execution_status", m["execution_status"])
+		evs = evs[1:]
+	}
 	for _, e := range evs {
 		m, _ := e.obj()
 		switch ohV1Kind(m) {
@@ -97,7 +110,7 @@ func openHandsV1Doc(d *document, w *writer) error {
 			if m["key"] == "stats" && r.Model == "" {
 				r.Model = ohV1Model(m["value"])
 			}
-			if m["key"] == "execution_status" {
+			if m["key"] == "execution_status" && r.Metadata["execution_status"] == nil {
 				r.Metadata = setIf(r.Metadata, "execution_status", m["value"])
 			}
 		}
