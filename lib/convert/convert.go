@@ -222,77 +222,97 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		magic, _ = br.Peek(4)
 	}
 	if bytes.HasPrefix(magic, []byte("PK\x03\x04")) {
-		zf, ok := zipFormat()
-		if from != "auto" && f.zip == "" {
-			return "", &InputError{Msg: fmt.Sprintf("the input is a zip archive, not a %s transcript (%s is one: --from %s)", from, zf.zip, zf.Name)}
-		}
-		if !ok {
-			return "", &UndetectedError{Why: "a zip archive"}
-		}
-		f = zf
-		if from == "auto" {
-			opts.detected(f.Name)
-		}
-		z, err := openZip(br, file, opts.MaxExpanded)
-		if err != nil {
+		return convertZip(br, file, f, w, opts)
+	}
+	if from == "auto" || f.stream != nil {
+		var done bool
+		var err error
+		if f, br, done, err = convertLines(br, f, w, opts); done || err != nil {
 			return f.Name, err
 		}
-		defer z.close()
-		w.tally.off = true // the archive's members are read, and counted, by the reader
-		return f.Name, f.doc(&document{zip: z, opts: opts}, w)
 	}
+	return convertDoc(br, f, w, opts)
+}
 
-	// A line-based transcript is recognised from its first line, which is
-	// read whole and put back, so nothing is held beyond one line.
-	if from == "auto" || f.stream != nil {
-		// Blank lines before the first are read with it (a markdown
-		// transcript may begin with one); first is the first that is not.
-		var lead []byte
-		first, err := pack.ReadLine(br, nil)
-		for err == nil && len(bytes.TrimSpace(first)) == 0 && len(lead) < 1<<16 {
-			lead = append(lead, first...)
-			first, err = pack.ReadLine(br, nil)
-		}
-		if err != nil && err != io.EOF {
-			return "", err
-		}
-		rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(lead), bytes.NewReader(first), br), 1<<20)
-		if from == "auto" {
-			for _, cand := range lineFormats() {
-				if cand.detectLine(first) {
-					f = cand
-					opts.detected(f.Name)
-					break
-				}
-			}
-			if f.Name == "" {
-				head, _ := rd.Peek(64 << 10)
-				for _, cand := range Formats() {
-					if cand.detectHead != nil && cand.detectHead(head) {
-						f = cand
-						opts.detected(f.Name)
-						break
-					}
-				}
-			}
-			if f.Name == "" {
-				if ce := companionLine(first); ce != nil {
-					return "", ce
-				}
-			}
-		}
-		if f.stream != nil && (!f.records || f.detectLine(first)) {
-			if opts.Record != "" && !f.records {
-				return f.Name, recordError(f)
-			}
-			if err := f.stream(rd, w); err != nil {
-				return f.Name, err
-			}
-			return f.Name, w.account(f.Name, nil)
-		}
-		br = rd
+// convertZip reads a zip archive with the format that reads them.
+func convertZip(br *bufio.Reader, file *os.File, f Format, w *writer, opts Options) (string, error) {
+	zf, ok := zipFormat()
+	if f.Name != "" && f.zip == "" {
+		return "", &InputError{Msg: fmt.Sprintf("the input is a zip archive, not a %s transcript (%s is one: --from %s)", f.Name, zf.zip, zf.Name)}
 	}
+	if !ok {
+		return "", &UndetectedError{Why: "a zip archive"}
+	}
+	if f.Name == "" {
+		opts.detected(zf.Name)
+	}
+	z, err := openZip(br, file, opts.MaxExpanded)
+	if err != nil {
+		return zf.Name, err
+	}
+	defer z.close()
+	w.tally.off = true // the archive's members are read, and counted, by the reader
+	return zf.Name, zf.doc(&document{zip: z, opts: opts}, w)
+}
 
+// convertLines recognises a line-based transcript from its first line
+// (or a text one from its head), which is read whole and put back, so
+// nothing is held beyond one line, and reads it; done is false when the
+// input is for a document reader, given the reader to read it from.
+func convertLines(br *bufio.Reader, f Format, w *writer, opts Options) (Format, *bufio.Reader, bool, error) {
+	auto := f.Name == ""
+	// Blank lines before the first are read with it (a markdown
+	// transcript may begin with one); first is the first that is not.
+	var lead []byte
+	first, err := pack.ReadLine(br, nil)
+	for err == nil && len(bytes.TrimSpace(first)) == 0 && len(lead) < 1<<16 {
+		lead = append(lead, first...)
+		first, err = pack.ReadLine(br, nil)
+	}
+	if err != nil && err != io.EOF {
+		return f, br, true, err
+	}
+	rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(lead), bytes.NewReader(first), br), 1<<20)
+	if auto {
+		f = detectLines(first, rd)
+		if f.Name != "" {
+			opts.detected(f.Name)
+		} else if ce := companionLine(first); ce != nil {
+			return f, rd, true, ce
+		}
+	}
+	if f.stream == nil || f.records && !f.detectLine(first) {
+		return f, rd, false, nil
+	}
+	if opts.Record != "" && !f.records {
+		return f, rd, true, recordError(f)
+	}
+	if err := f.stream(rd, w); err != nil {
+		return f, rd, true, err
+	}
+	return f, rd, true, w.account(f.Name, nil)
+}
+
+// detectLines finds the line-based format of an input from its first
+// line, else its first 64 KiB.
+func detectLines(first []byte, rd *bufio.Reader) Format {
+	for _, cand := range lineFormats() {
+		if cand.detectLine(first) {
+			return cand
+		}
+	}
+	head, _ := rd.Peek(64 << 10)
+	for _, cand := range Formats() {
+		if cand.detectHead != nil && cand.detectHead(head) {
+			return cand
+		}
+	}
+	return Format{}
+}
+
+// convertDoc reads a transcript read whole: one JSON document, or several
+// values for the formats that write them.
+func convertDoc(br *bufio.Reader, f Format, w *writer, opts Options) (string, error) {
 	data, err := io.ReadAll(br)
 	if err != nil {
 		return "", err
@@ -301,7 +321,7 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 	if err := d.decode(); err != nil {
 		return f.Name, err
 	}
-	if from == "auto" {
+	if f.Name == "" {
 		if ce := companionDoc(d.values[0]); ce != nil && len(d.values) == 1 {
 			return "", ce
 		}
