@@ -210,7 +210,8 @@ func FuzzCline(f *testing.F) {
 func FuzzGeminiHistory(f *testing.F) {
 	fuzzSeeds(f, "gemini-history", 32<<10,
 		`{"history":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"executableCode":{"language":"PYTHON","code":"print(1)"}}]},{"role":"user","parts":[{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1"}}]}]}`,
-		`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}}]},{"role":"function","parts":[{"functionResponse":{"name":"g","response":{"output":1}}}]}]}`)
+		`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}}]},{"role":"function","parts":[{"functionResponse":{"name":"g","response":{"output":1}}}]}]}`,
+		`[{"role":"model","parts":[{"functionCall":{"id":"a","name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"no id"}}}]}]`)
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "gemini-history", data) })
 }
 

@@ -242,7 +242,13 @@ func (g *geminiHist) user(parts node, meta map[string]any) error {
 			name, _ := fm["name"].(string)
 			id, _ := fm["id"].(string)
 			if id == "" || g.q.pending(id) == nil {
-				id = "function:" + name
+				// No id, or one no call gave: the oldest waiting call of
+				// the tool the response names (the API answers in order).
+				if oid, ok := g.q.oldestOpen(name); ok {
+					id = oid
+				} else {
+					id = "function:" + name
+				}
 			}
 			text, has, isErr, extra := geminiResult(node{v: []any{pm}, path: p.path, line: p.line})
 			rm := setIf(nil, "result_parts", extra)
