@@ -78,7 +78,8 @@ type ohV1 struct {
 	w     *writer
 	q     *steps
 	model string
-	kinds map[string]int // events of no kind mapped here
+	kinds map[string]int    // events of no kind mapped here
+	calls map[string]string // the call id of each ActionEvent, by event id
 }
 
 func convertOpenHandsV1(d *document, w *writer) error {
@@ -121,7 +122,7 @@ func openHandsV1Doc(d *document, w *writer) error {
 	if err := w.run(r); err != nil {
 		return err
 	}
-	o := &ohV1{w: w, q: newSteps(w), model: w.model, kinds: map[string]int{}}
+	o := &ohV1{w: w, q: newSteps(w), model: w.model, kinds: map[string]int{}, calls: map[string]string{}}
 	for _, e := range evs {
 		if err := o.event(e); err != nil {
 			return err
@@ -189,6 +190,10 @@ func (o *ohV1) event(e node) error {
 		return o.action(e, m, ts, meta)
 	case "ObservationEvent", "UserRejectObservation", "AgentErrorEvent":
 		id, _ := m["tool_call_id"].(string)
+		if aid, _ := m["action_id"].(string); id == "" && o.calls[aid] != "" {
+			// Linked by the action's event id alone.
+			id = o.calls[aid]
+		}
 		name, _ := m["tool_name"].(string)
 		r := callResult{Tool: name, Timestamp: ts, Meta: meta}
 		switch kind {
@@ -274,6 +279,9 @@ func (o *ohV1) action(e node, m map[string]any, ts string, meta map[string]any) 
 	meta = setIf(meta, "summary", m["summary"])
 	meta = setIf(meta, "security_risk", m["security_risk"])
 	meta = setIf(meta, "llm_response_id", m["llm_response_id"])
+	if eid, _ := m["id"].(string); eid != "" {
+		o.calls[eid] = id
+	}
 	_, err := o.q.call(id, stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta})
 	return err
 }
