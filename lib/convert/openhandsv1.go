@@ -280,6 +280,10 @@ func (o *ohV1) action(e node, m map[string]any, ts string, meta map[string]any) 
 	meta = setIf(meta, "security_risk", m["security_risk"])
 	meta = setIf(meta, "llm_response_id", m["llm_response_id"])
 	if eid, _ := m["id"].(string); eid != "" {
+		if id == "" {
+			// No call id: its observation names the event.
+			id = "event:" + eid
+		}
 		o.calls[eid] = id
 	}
 	_, err := o.q.call(id, stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta})
