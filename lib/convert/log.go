@@ -22,6 +22,8 @@ type runFields struct {
 	SystemPrompt *string
 	Environment  map[string]any
 	Metadata     map[string]any
+	Task         *pack.Task    // which task of a benchmark the run was
+	Outcome      *pack.Outcome // how the run was judged
 }
 
 // stepRec is one step of the log before it is written.
@@ -48,6 +50,12 @@ type stepRec struct {
 	Bookkeeping bool
 }
 
+// thinking is the model-call step that holds a model's reasoning (text
+// nil where the transcript keeps it redacted or encrypted).
+func thinking(model string, text *string, ts string, meta map[string]any) stepRec {
+	return stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: text, Timestamp: ts, Meta: meta}
+}
+
 // writer writes a log as NDJSON events while a transcript is read. Events
 // that come before the run event is known are held (a streaming format may
 // only learn the model a few lines in) and written right after it, so the
@@ -70,7 +78,8 @@ type writer struct {
 	// comes, so the records after the last step still have a home.
 	last *pack.StepEvent
 
-	failed  bool // the output failed, or ends with an error event
+	failed  bool   // the output failed, or ends with an error event
+	tally   *tally // what the input held against what was written
 	inputs  map[string]bool
 	files   *fileSet
 	outside map[string]bool // paths already warned about
@@ -78,7 +87,7 @@ type writer struct {
 
 func newWriter(out io.Writer, opts Options) *writer {
 	bw := bufio.NewWriterSize(out, 64<<10)
-	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: newTally()}
 	w.enc = json.NewEncoder(bw)
 	w.enc.SetEscapeHTML(false)
 	return w
@@ -88,7 +97,7 @@ func newWriter(out io.Writer, opts Options) *writer {
 // transcript that holds several runs is written as several logs, one
 // after another, each beginning with its run event.
 func (w *writer) another() *writer {
-	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: w.tally}
 }
 
 func (w *writer) warnf(format string, args ...any) {
@@ -143,6 +152,8 @@ func (w *writer) run(r runFields) error {
 		SystemPrompt: r.SystemPrompt,
 		Environment:  w.clean(r.Environment),
 		Metadata:     w.clean(r.Metadata),
+		Task:         r.Task,
+		Outcome:      r.Outcome,
 	}
 	if err := w.enc.Encode(ev); err != nil {
 		return err
@@ -207,6 +218,7 @@ func (w *writer) step(s stepRec) error {
 		ev.NormalizedOutput, ev.NormalizedOutputBase64 = c.Content, c.ContentBase64
 	}
 	w.steps++
+	w.tally.wrote(s)
 	if len(w.book) > 0 {
 		ev.Metadata = setIf(ev.Metadata, harnessKey, w.book)
 		w.book = nil
