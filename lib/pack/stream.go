@@ -186,7 +186,9 @@ func (s *Saver) Flush() ([]Saved, error) {
 		m := w.res.Manifest
 		m.Hash = w.hash.String()
 		if !seen[w.hash] && (w.written || !IndexCurrent(s.st, w.hash, m)) {
-			entries = append(entries, NewIndexEntry(w.hash, m, now))
+			e := NewIndexEntry(w.hash, m, now)
+			e.Subject = Subject(s.st, m)
+			entries = append(entries, e)
 		}
 		seen[w.hash] = true
 	}
@@ -194,12 +196,21 @@ func (s *Saver) Flush() ([]Saved, error) {
 		return nil, publishError(s.st, runs[0].hash, fmt.Errorf("cannot write the index entries: %w", err))
 	}
 	h := runs[len(runs)-1].hash
+	indexed := false
+	for _, e := range entries {
+		indexed = indexed || e.Hash == h
+	}
 	for _, ref := range append([]string{store.LatestRef}, s.opts.Tags...) {
-		if old, err := s.st.ReadRef(ref); err == nil && old == h {
-			continue
-		}
-		if err := s.st.WriteRef(ref, h); err != nil {
+		moved, err := moveRef(s.st, ref, h)
+		if err != nil {
 			return nil, publishError(s.st, h, err)
+		}
+		// As Publish: a pack packed again that refs/latest moves to is
+		// stamped with this time, so ctx log lists it first.
+		if moved && ref == store.LatestRef && !indexed {
+			if err := restamp(s.st, h, now); err != nil {
+				return nil, publishError(s.st, h, err)
+			}
 		}
 	}
 	_ = s.st.SaveStatCache(s.cache)
