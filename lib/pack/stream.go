@@ -28,6 +28,15 @@ type Saver struct {
 	first   time.Time // when the oldest run of the batch was added
 	bytes   int64     // bytes written to the batch so far
 	steps   int       // steps of the runs waiting, held in memory until the commit
+	// inflight, when set, yields what the commit of the previous batch,
+	// running while this one is built, published.
+	inflight chan flushed
+}
+
+// flushed is what a batch's commit published.
+type flushed struct {
+	saved []Saved
+	err   error
 }
 
 // waiting is a run built into the batch, not yet published.
@@ -126,9 +135,51 @@ func (s *Saver) Add(r io.Reader, source string) ([]Saved, error) {
 		s.steps += len(m.Steps)
 	}
 	if len(s.waiting) >= saverRuns || s.bytes >= saverBytes || s.steps >= saverSteps || time.Since(s.first) >= saverAge {
-		return s.Flush()
+		return s.rotate()
 	}
-	return nil, nil
+	select {
+	case f := <-s.inflight: // the previous commit is done: hand its packs on now
+		s.inflight = nil
+		if f.err != nil {
+			s.abort()
+		}
+		return f.saved, f.err
+	default:
+		return nil, nil
+	}
+}
+
+// rotate waits for the commit in flight, then commits the current batch
+// in the background while the next one is built: the syncs and the index
+// entries of one batch overlap the reading of the next. At most one
+// commit runs at a time, so packs are handed on in the order of their
+// logs.
+func (s *Saver) rotate() ([]Saved, error) {
+	saved, err := s.wait()
+	if err != nil {
+		s.abort()
+		return saved, err
+	}
+	batch, runs, stop := s.batch, s.waiting, s.stop
+	s.batch, s.waiting, s.stop = nil, nil, nil
+	ch := make(chan flushed, 1)
+	s.inflight = ch
+	go func() {
+		out, err := s.commit(batch, runs, stop)
+		ch <- flushed{out, err}
+	}()
+	return saved, nil
+}
+
+// wait waits for the commit in flight, if any, and returns what it
+// published.
+func (s *Saver) wait() ([]Saved, error) {
+	if s.inflight == nil {
+		return nil, nil
+	}
+	f := <-s.inflight
+	s.inflight = nil
+	return f.saved, f.err
 }
 
 // addManifest puts the run's manifest in the batch, beside its blobs: in
@@ -163,15 +214,29 @@ func (s *Saver) addManifest(w *waiting) error {
 // then the runs' index entries, then refs/latest (and the tags) once. It
 // returns the packs published.
 func (s *Saver) Flush() ([]Saved, error) {
+	saved, err := s.wait()
+	if err != nil {
+		s.abort()
+		return saved, err
+	}
 	if s.batch == nil || len(s.waiting) == 0 {
 		if s.batch != nil {
 			s.abort()
 		}
-		return nil, nil
+		return saved, nil
 	}
-	batch, runs := s.batch, s.waiting
-	s.batch, s.waiting = nil, nil
-	defer s.stopInterrupt()
+	batch, runs, stop := s.batch, s.waiting, s.stop
+	s.batch, s.waiting, s.stop = nil, nil, nil
+	out, err := s.commit(batch, runs, stop)
+	return append(saved, out...), err
+}
+
+// commit commits batch, holding runs, and publishes them; stop ends the
+// batch's interrupt handler.
+func (s *Saver) commit(batch *store.Batch, runs []waiting, stop func()) ([]Saved, error) {
+	if stop != nil {
+		defer stop()
+	}
 	last := make([]store.Hash, len(runs))
 	for i, w := range runs {
 		last[i] = w.hash
@@ -213,7 +278,6 @@ func (s *Saver) Flush() ([]Saved, error) {
 			}
 		}
 	}
-	_ = s.st.SaveStatCache(s.cache)
 	out := make([]Saved, len(runs))
 	for i, w := range runs {
 		p := Published{Hash: w.hash, Stats: w.stats}
@@ -236,6 +300,8 @@ func (s *Saver) stopInterrupt() {
 }
 
 func (s *Saver) abort() {
+	// A commit in flight finishes (its packs are stored, not handed on).
+	s.wait()
 	if s.batch != nil {
 		s.batch.Abort()
 		s.batch = nil
@@ -250,8 +316,11 @@ func (s *Saver) Close() ([]Saved, error) {
 	saved, err := s.Flush()
 	if err != nil {
 		s.abort()
+		return saved, err
 	}
-	return saved, err
+	// The cache only saves time: the packs are complete without it.
+	_ = s.st.SaveStatCache(s.cache)
+	return saved, nil
 }
 
 // SaveLogs is ctx pack of a stream (Logs): the first log is stored alone
