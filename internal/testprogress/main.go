@@ -35,6 +35,7 @@ func run(in io.Reader, out io.Writer) int {
 	output := map[string][]string{} // the output of each running test, by package and name
 	started := map[string]bool{}    // packages with no result yet
 	failed := false
+	count := map[string]int{} // tests and subtests by how they ended
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -63,6 +64,9 @@ func run(in io.Reader, out io.Writer) int {
 				}
 			}
 			delete(output, key)
+			if e.Test != "" {
+				count[e.Action]++
+			}
 			if e.Test == "" {
 				delete(started, e.Package)
 				fmt.Fprintf(w, "%-4s %s\t%.1fs\n", word(e.Action), e.Package, e.Elapsed)
@@ -80,6 +84,9 @@ func run(in io.Reader, out io.Writer) int {
 		fmt.Fprintf(w, "FAIL %s\t(no result: the test binary stopped)\n", pkg)
 		failed = true
 	}
+	// The closing line, in the plain form any reader of test output
+	// knows: tests and subtests, by how they ended.
+	fmt.Fprintf(w, "tests: %d passed, %d failed, %d skipped\n", count["pass"], count["fail"], count["skip"])
 	if failed {
 		return 1
 	}

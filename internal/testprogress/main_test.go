@@ -26,12 +26,12 @@ func TestRun(t *testing.T) {
 	if code := run(strings.NewReader(in), &out); code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}
-	want := "     ok   TestScripts/a\t0.5s\nwhy it failed\n     FAIL TestScripts/b\t1.0s\n     ok   TestSlow\t3.0s\nFAIL p\t4.0s\n# q [build failed]\ns/x.go:1: syntax error\nFAIL r\t(no result: the test binary stopped)\n"
+	want := "     ok   TestScripts/a\t0.5s\nwhy it failed\n     FAIL TestScripts/b\t1.0s\n     ok   TestSlow\t3.0s\nFAIL p\t4.0s\n# q [build failed]\ns/x.go:1: syntax error\nFAIL r\t(no result: the test binary stopped)\ntests: 4 passed, 1 failed, 0 skipped\n"
 	if out.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
 	out.Reset()
-	if code := run(strings.NewReader(`{"Action":"pass","Package":"p","Elapsed":1}`+"\n"), &out); code != 0 || out.String() != "ok   p\t1.0s\n" {
+	if code := run(strings.NewReader(`{"Action":"pass","Package":"p","Elapsed":1}`+"\n"), &out); code != 0 || out.String() != "ok   p\t1.0s\ntests: 0 passed, 0 failed, 0 skipped\n" {
 		t.Errorf("a passing package: exit %d, %q", code, out.String())
 	}
 }
