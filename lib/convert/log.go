@@ -20,6 +20,11 @@ type runFields struct {
 	SystemPrompt *string
 	Environment  map[string]any
 	Metadata     map[string]any
+	// Task, Outcome and End are the run's task, how it was judged and
+	// how it ended, where the transcript says.
+	Task    *pack.Task
+	Outcome *pack.Outcome
+	End     *pack.End
 }
 
 // stepRec is one step of the log before it is written.
@@ -129,6 +134,9 @@ func (w *writer) run(r runFields) error {
 		SystemPrompt: r.SystemPrompt,
 		Environment:  w.clean(r.Environment),
 		Metadata:     w.clean(r.Metadata),
+		Task:         r.Task,
+		Outcome:      r.Outcome,
+		End:          r.End,
 	}
 	if err := w.enc.Encode(ev); err != nil {
 		return err

@@ -384,3 +384,10 @@ func jsonText(v any) (string, error) {
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
+
+// rawJSON is v as compact JSON, for the outcome's score and value (v is
+// made of decoded JSON, so it always encodes).
+func rawJSON(v any) json.RawMessage {
+	s, _ := jsonText(v)
+	return json.RawMessage(s)
+}
