@@ -41,6 +41,7 @@ func TestImports(t *testing.T) {
 		"lib/oci":               "lib/attest lib/pack lib/store lib/text",
 		"lib/secrets":           "lib/pack lib/store",
 		"lib/record":            "lib/convert lib/pack lib/store",
+		"lib/suite":             "lib/convert lib/diff lib/pack lib/pack/jcs lib/store lib/text",
 		"internal/interop":      "",
 		"internal/storetest":    "lib/store",
 		"internal/packtest":     "lib/pack lib/store",

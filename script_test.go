@@ -36,6 +36,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-rm/rmcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-suite/suitecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-tag/tagcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-verify/verifycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx/ctxcmd"
@@ -71,6 +72,7 @@ func TestMain(m *testing.M) {
 		"ctx-rm":       func() { os.Exit(rmcmd.Main()) },
 		"ctx-show":     func() { os.Exit(showcmd.Main()) },
 		"ctx-tag":      func() { os.Exit(tagcmd.Main()) },
+		"ctx-suite":    func() { os.Exit(suitecmd.Main()) },
 		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
 		"jq":           func() { os.Exit(runJQ(os.Args[1:])) },
 		"maxrss":       func() { os.Exit(runMaxRSS(os.Args[1:])) },

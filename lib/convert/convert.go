@@ -109,7 +109,12 @@ func (e *UnknownFormatError) Error() string {
 }
 
 // UndetectedError is input whose format could not be recognised.
-type UndetectedError struct{ Why string }
+type UndetectedError struct {
+	Why string
+	// Log is set when the input is an execution log already, to be
+	// packed as it is.
+	Log bool
+}
 
 // Error says what the input looks like and how to choose a format.
 func (e *UndetectedError) Error() string {
@@ -243,7 +248,7 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		}
 		if f.Name == "" {
 			if isExecutionLog(d.values[0]) {
-				return "", &UndetectedError{Why: "it is an execution log already; pack it as it is (ctx pack FILE)"}
+				return "", &UndetectedError{Why: "it is an execution log already; pack it as it is (ctx pack FILE)", Log: true}
 			}
 			return "", &UndetectedError{Why: describe(d.values[0]) + "; give --from " + strings.Join(FormatNames(), "|")}
 		}

@@ -30,6 +30,10 @@ const (
 // the index; Hash is set.
 const KindRemoved = KindOther + 1
 
+// KindSuite is refs/suites/NAME, the ref of a suite (ctx suite); Ref is
+// set.
+const KindSuite = KindRemoved + 1
+
 // String names the kind for messages.
 func (k EntryKind) String() string {
 	switch k {
@@ -51,6 +55,8 @@ func (k EntryKind) String() string {
 		return "stray file"
 	case KindRemoved:
 		return "mark of removal"
+	case KindSuite:
+		return "suite ref"
 	}
 	return "file"
 }
@@ -154,6 +160,10 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 			return KindTemp, h, ""
 		case len(parts) == 3 && parts[1] == "tags" && CheckTagName(last) == nil:
 			return KindRef, h, last
+		case len(parts) == 3 && parts[1] == "suites" && IsTempName(last):
+			return KindTemp, h, ""
+		case len(parts) == 3 && parts[1] == "suites" && CheckTagName(last) == nil:
+			return KindSuite, h, last
 		case len(parts) == 2 && IsTempName(last):
 			return KindTemp, h, ""
 		}
@@ -208,7 +218,7 @@ func layoutDir(rel string) bool {
 	case packsDir, tmpDir, removedDir:
 		return len(parts) == 1
 	case refsDir:
-		return len(parts) == 1 || len(parts) == 2 && parts[1] == "tags"
+		return len(parts) == 1 || len(parts) == 2 && (parts[1] == "tags" || parts[1] == "suites")
 	case attestationsDir:
 		return len(parts) == 1 || len(parts) == 2 && isLowerHex(parts[1], 64)
 	case configFile:
