@@ -67,6 +67,7 @@ func Formats() []Format {
 		{Name: "responses", Summary: "OpenAI Responses API items (input/output arrays, a response)", doc: convertResponses, detect: isResponses},
 		{Name: "cline", Summary: "Cline api_conversation_history.json (Anthropic messages)", doc: convertCline, detect: isCline},
 		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect},
+		{Name: "swe-spans", Summary: "SWE-bench span export ({instance_id, session_id, trajectory: llm_call/tool_call/judge_call})", doc: convertSpanTrajectory, detect: isSpanTrajectory},
 		{Name: "swe-agent", Summary: "SWE-agent trajectory (.traj)", doc: convertSWEAgent, detect: isSWEAgent},
 		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel},
 		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", doc: convertOpenHands, detect: isOpenHands},

@@ -536,3 +536,14 @@ func countPassed(runs []Run) int {
 	}
 	return n
 }
+
+// countJudged counts the runs that have a verdict.
+func countJudged(runs []Run) int {
+	n := 0
+	for i := range runs {
+		if runs[i].Passed() != nil {
+			n++
+		}
+	}
+	return n
+}

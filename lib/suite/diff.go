@@ -37,7 +37,8 @@ type SideSummary struct {
 }
 
 // DiffSummary counts the pairs by change, and compares the two sides'
-// pass rates, scores, and (McNemar's exact test over the pairs whose
+// pass rates (over the runs that have a verdict; null when none has),
+// scores, and (McNemar's exact test over the pairs whose
 // verdict changed) how likely a split that uneven is by chance.
 type DiffSummary struct {
 	Paired         int        `json:"paired"`
@@ -225,8 +226,8 @@ func sortTaskDiffs(t []TaskDiff) {
 
 func summarize(a, b *Named, tasks []TaskDiff) DiffSummary {
 	var s DiffSummary
-	s.PassRateA = rate(countPassed(a.Runs), len(a.Runs))
-	s.PassRateB = rate(countPassed(b.Runs), len(b.Runs))
+	s.PassRateA = rate(countPassed(a.Runs), countJudged(a.Runs))
+	s.PassRateB = rate(countPassed(b.Runs), countJudged(b.Runs))
 	var deltas float64
 	nd := 0
 	discA, discB := 0, 0
