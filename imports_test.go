@@ -42,6 +42,7 @@ func TestImports(t *testing.T) {
 		"lib/secrets":           "lib/pack lib/store",
 		"lib/record":            "lib/convert lib/pack lib/store",
 		"lib/suite":             "lib/convert lib/diff lib/pack lib/pack/jcs lib/store lib/text",
+		"lib/suite/tables":      "lib/pack lib/store lib/suite",
 		"internal/interop":      "",
 		"internal/storetest":    "lib/store",
 		"internal/packtest":     "lib/pack lib/store",

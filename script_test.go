@@ -95,6 +95,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
+			env.Setenv("NODE_PATH", filepath.Join(root, "testdata", "npm", "node_modules"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("PATH", agent+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
@@ -118,7 +119,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 // (unshare -m, as root), so a script can mount a small or read-only
 // filesystem that no one else sees and that vanishes with it.
 // [interop:NAME] holds where the real program NAME (docker-registry,
-// chromium, oras, cosign) is installed; see internal/interop.
+// chromium, oras, cosign; duckdb-node: node with @duckdb/node-api) is
+// installed; see internal/interop.
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "mountns":
