@@ -78,7 +78,7 @@ func WriteDiffHuman(w io.Writer, r *DiffReport, paint func(code, s string) strin
 		case Improved:
 			change = paint("32", change)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", change, text.Clip(t.Task, 48), t.Epoch, briefText(t.A), briefText(t.B), driftText(t.Drift), firstText(t.Drift))
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", change, text.Clip(t.Task, 48), t.Epoch, BriefText(t.A), BriefText(t.B), DriftText(t.Drift), FirstText(t.Drift))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -124,7 +124,7 @@ func WriteDiffMarkdown(w io.Writer, r *DiffReport) error {
 	fmt.Fprintln(w, "\n| change | task | epoch | a | b | drift | first divergence |")
 	fmt.Fprintln(w, "|---|---|---:|---|---|---|---:|")
 	for _, t := range changed {
-		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s |\n", t.Change, mdCell(t.Task), t.Epoch, mdCell(briefText(t.A)), mdCell(briefText(t.B)), driftText(t.Drift), firstText(t.Drift))
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s |\n", t.Change, mdCell(t.Task), t.Epoch, mdCell(BriefText(t.A)), mdCell(BriefText(t.B)), DriftText(t.Drift), FirstText(t.Drift))
 	}
 	return nil
 }
@@ -135,7 +135,9 @@ func mdCell(s string) string {
 	return text.Clip(s, 80)
 }
 
-func briefText(b *RunBrief) string {
+// BriefText is one side of a task, as the tables show it: its verdict
+// and score, "–" when the task has no run there.
+func BriefText(b *RunBrief) string {
 	if b == nil {
 		return "–"
 	}
@@ -168,7 +170,8 @@ func scoreText(raw []byte) string {
 	return string(raw)
 }
 
-func driftText(d *Drift) string {
+// DriftText counts a pair's drift by type, "none" when there is none.
+func DriftText(d *Drift) string {
 	if d == nil {
 		return "–"
 	}
@@ -189,7 +192,8 @@ func driftText(d *Drift) string {
 	return strings.Join(parts, ", ")
 }
 
-func firstText(d *Drift) string {
+// FirstText is the first step where a pair drifts, "–" when none does.
+func FirstText(d *Drift) string {
 	if d == nil || d.FirstDivergence == nil {
 		return "–"
 	}
