@@ -1,6 +1,6 @@
 // Package interop finds the real third-party programs some tests run against
 // (the CNCF distribution registry, headless Chromium, the oras and cosign
-// CLIs, node with the npm packages of testdata/npm). It never installs anything: .ci/run does that.
+// CLIs). It never installs anything: .ci/run does that.
 //
 // The policy is one for every test: a program that is present is used; a
 // program that is absent skips the test with how to install it, unless
@@ -21,20 +21,26 @@ import (
 type Component struct {
 	Name    string // the program's name on PATH
 	Install string // the command that installs it
-	// Module, when set, is an npm package the program (node) needs,
-	// installed under testdata/npm/node_modules (pinned in
-	// testdata/npm/package.json).
-	Module string
+	// Modules are npm packages the component also needs, installed in
+	// testdata/npm (NPMDir) from its package.json.
+	Modules []string
 }
+
+// npmInstall is how a person installs the npm packages tests use.
+const npmInstall = "npm install --prefix testdata/npm"
 
 // Components lists the programs tests may require, by the name tests use.
 func Components() map[string]Component {
 	return map[string]Component{
-		"docker-registry": {"docker-registry", "apt-get install docker-registry", ""},
-		"chromium":        {"chromium", "apt-get install chromium", ""},
-		"oras":            {"oras", "go install oras.land/oras/cmd/oras@" + OrasVersion, ""},
-		"cosign":          {"cosign", "go install github.com/sigstore/cosign/v2/cmd/cosign@" + CosignVersion, ""},
-		"duckdb-node":     {"node", "apt-get install nodejs npm && npm install --prefix testdata/npm --no-audit --no-fund", "@duckdb/node-api"},
+		"docker-registry": {"docker-registry", "apt-get install docker-registry", nil},
+		"chromium":        {"chromium", "apt-get install chromium", nil},
+		"oras":            {"oras", "go install oras.land/oras/cmd/oras@" + OrasVersion, nil},
+		"cosign":          {"cosign", "go install github.com/sigstore/cosign/v2/cmd/cosign@" + CosignVersion, nil},
+		// The MCP TypeScript SDK's client and the reference filesystem
+		// server, run by node.
+		"node-mcp": {"node", npmInstall, []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/server-filesystem"}},
+		// DuckDB's Node.js client, which reads ctx suite's Parquet files.
+		"duckdb-node": {"node", npmInstall, []string{"@duckdb/node-api"}},
 	}
 }
 
@@ -59,29 +65,30 @@ func Look(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s is not installed (install it with: %s)", c.Name, c.Install)
 	}
-	if c.Module != "" {
-		dir, err := NodeModules()
-		if err == nil {
-			_, err = os.Stat(filepath.Join(dir, filepath.FromSlash(c.Module), "package.json"))
-		}
+	if len(c.Modules) > 0 {
+		dir, err := NPMDir()
 		if err != nil {
-			return "", fmt.Errorf("the npm package %s is not installed (install it with: %s)", c.Module, c.Install)
+			return "", err
+		}
+		for _, m := range c.Modules {
+			if _, err := os.Stat(filepath.Join(dir, "node_modules", m, "package.json")); err != nil {
+				return "", fmt.Errorf("the npm package %s is not installed (install it with: %s)", m, c.Install)
+			}
 		}
 	}
 	return p, nil
 }
 
-// NodeModules is testdata/npm/node_modules of this module, found from the
-// working directory up to go.mod: where the npm packages tests need are
-// installed (NODE_PATH for node).
-func NodeModules() (string, error) {
+// NPMDir is the absolute path of testdata/npm, where the npm packages that
+// tests run are installed (its package.json pins them).
+func NPMDir() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "testdata", "npm", "node_modules"), nil
+			return filepath.Join(dir, "testdata", "npm"), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
