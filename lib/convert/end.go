@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -72,4 +73,30 @@ func openHandsEnd(recordError string, lastState string, finished bool) *pack.End
 		return &pack.End{State: "finished"}
 	}
 	return nil
+}
+
+// rewardRecord reads a rollout record's task and outcome, as tau-bench
+// writes them ({"task_id", "trial", "reward", "traj"}): the task id, its
+// trial (from 0) as the epoch (from 1), and the reward as the score,
+// passed when it is 1.
+func rewardRecord(m map[string]any) (*pack.Task, *pack.Outcome) {
+	var t *pack.Task
+	if id := eventID(m["task_id"]); id != "" {
+		t = &pack.Task{ID: id}
+		if n, ok := m["trial"].(json.Number); ok {
+			if k, err := n.Int64(); err == nil && k >= 0 && k < 1<<30 {
+				t.Epoch = int(k) + 1
+			}
+		}
+	}
+	r, ok := m["reward"].(json.Number)
+	if !ok {
+		return t, nil
+	}
+	f, err := r.Float64()
+	if err != nil {
+		return t, nil
+	}
+	passed := f == 1
+	return t, &pack.Outcome{Passed: &passed, Score: rawJSON(r), Source: "reward"}
 }
