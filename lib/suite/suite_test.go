@@ -165,3 +165,40 @@ func FuzzResults(f *testing.F) {
 		}
 	})
 }
+
+// TestSettleTasks gives every run a task and an epoch: its own, its
+// file's stem (a file of one run), else its index in its source; repeated
+// epochs of one task renumbered in source order, distinct ones kept.
+func TestSettleTasks(t *testing.T) {
+	file := &unit{source: "trajs", stem: "django__django-1"}
+	many := &unit{source: "-", stem: ""}
+	mk := func(u *unit, task string, epoch, n int) *found {
+		f := &found{unit: u, nInSrc: n, run: Run{Task: task, Epoch: epoch}, hasID: task != ""}
+		return f
+	}
+	runs := []*found{
+		mk(file, "", 0, 1),  // the stem
+		mk(many, "", 0, 3),  // index 1
+		mk(many, "x", 0, 3), // x epoch 1
+		mk(many, "x", 0, 3), // x again: renumbered
+		mk(many, "y", 3, 3), // y keeps its epochs
+		mk(many, "y", 1, 3),
+	}
+	perSource := map[string][]*found{}
+	for _, f := range runs {
+		perSource[f.unit.source] = append(perSource[f.unit.source], f)
+		f.index = len(perSource[f.unit.source])
+	}
+	var notes []string
+	settleTasks(runs, perSource, []string{"trajs", "-"}, func(format string, args ...any) { notes = append(notes, format) })
+	var got []string
+	for _, f := range runs {
+		got = append(got, f.run.Task+":"+string(rune('0'+f.run.Epoch)))
+	}
+	if want := "django__django-1:1 1:1 x:1 x:2 y:3 y:1"; strings.Join(got, " ") != want {
+		t.Errorf("tasks %v, want %s", got, want)
+	}
+	if len(notes) != 2 {
+		t.Errorf("notes %q, want one for the index and one for x", notes)
+	}
+}
