@@ -127,6 +127,7 @@ func (c *claudeCode) line(raw []byte, lineNo int) error {
 	if err != nil {
 		return jsonError(raw, err, lineNo)
 	}
+	c.w.tally.census(v)
 	n := root(v, lineNo)
 	obj, ok := n.obj()
 	if !ok {
@@ -311,36 +312,26 @@ func (t *ccTurn) block(b node, ts string, lm map[string]any, model string) error
 			return err
 		}
 		t.addText(s, ts, lm)
-	case "thinking":
-		s, err := b.key("thinking").optStr()
+	case "thinking", "redacted_thinking":
+		s, err := blockThinking(b, typ)
 		if err != nil {
 			return err
 		}
 		meta := cloneMeta(lm)
 		meta = setIf(meta, "signature", m["signature"])
-		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: meta}})
-	case "redacted_thinking":
-		meta := cloneMeta(lm)
-		meta = setIf(meta, "redacted_thinking", m["data"])
-		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Timestamp: ts, Meta: meta}})
-	case "tool_use", "server_tool_use", "mcp_tool_use":
-		id, err := b.key("id").optStr()
-		if err != nil {
-			return err
+		if typ == "redacted_thinking" {
+			meta = setIf(meta, "redacted_thinking", m["data"])
 		}
-		name, err := b.key("name").optStr()
-		if err != nil {
-			return err
-		}
-		params, bad := parseArguments(m["input"])
-		meta := cloneMeta(lm)
-		meta = setIf(meta, "arguments_not_json", bad)
-		if typ != "tool_use" {
-			meta = setIf(meta, "block_type", typ)
-		}
-		meta = setIf(meta, "block_extra", rest(m, "type", "id", "name", "input"))
-		t.items = append(t.items, ccItem{id: id, step: stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{step: thinking("", s, ts, meta)})
 	default:
+		if callBlock(typ) && typ != "toolCall" {
+			id, s, err := blockCall(b, m, typ, cloneMeta(lm), ts)
+			if err != nil {
+				return err
+			}
+			t.items = append(t.items, ccItem{id: id, step: s})
+			return nil
+		}
 		// A block this converter does not know (a new kind, or a result
 		// the server attached) is kept whole as an event of the turn.
 		meta := cloneMeta(lm)

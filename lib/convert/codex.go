@@ -50,6 +50,7 @@ func convertCodex(r *bufio.Reader, w *writer) error {
 	c.items.codex = true
 	c.run.Metadata = map[string]any{"source_format": "codex"}
 	err := eachLine(r, nil, func(n node, m map[string]any) error {
+		w.tally.census(m)
 		if err := c.line(n, m); err != nil {
 			return err
 		}

@@ -33,6 +33,10 @@ func corpusFiles(t testing.TB) map[string]string {
 		"mini-swe-agent":    "mini-swe-agent",
 		"atif":              "atif",
 		"cline":             "cline",
+		"nemo-gym":          "nemo-gym",
+		"openhands-v1":      "openhands-v1",
+		"aider":             "aider",
+		"gemini-history":    "gemini-history",
 	}
 	files := map[string]string{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
@@ -225,6 +229,27 @@ func corpusCounts() map[string][][3]int {
 		"written__session-2026-04-20T10-00-ab12cd34.jsonl":                                                      {{8, 3, 3}},
 		"written__weather-desk-handoff.json":                                                                    {{9, 2, 2}},
 
+		// NeMo Gym: one log per rollout.
+		"nemo-gym__example_mcp_weather__example_rollouts.jsonl":        {{2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}},
+		"nemo-gym__example_session_state_mgmt__example_rollouts.jsonl": {{4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}},
+		"nemo-gym__workplace_assistant__example_rollouts.jsonl.gz":     {{2, 1, 1}, {2, 1, 1}, {3, 2, 1}, {3, 2, 1}, {3, 2, 1}},
+
+		// OpenHands V1: an orphan observation is an event, not a call.
+		"software-agent-sdk__goal-fixture__events.jsonl": {{7, 2, 0}},
+		// The event files of a conversation, concatenated.
+		"software-agent-sdk__pr-artifact-3fdb3160__events-concatenated.json":   {{3, 3, 3}},
+		"software-agent-sdk__pr-event-json-cd945624__events-concatenated.json": {{3, 2, 2}},
+
+		// Aider: a log per session; each applied edit and each command run.
+		"aider-fixture__chat-history-excerpt.md": {{7, 1, 1}, {1, 1, 0}, {4, 2, 0}, {4, 2, 0}, {1, 1, 0}, {1, 1, 0}, {10, 0, 5}, {1, 1, 0}, {1, 0, 0}, {5, 1, 1}, {8, 1, 1}, {3, 0, 0}, {12, 1, 1}, {2, 0, 0}, {1, 0, 0}, {10, 1, 1}, {1, 1, 0}, {1, 1, 0}},
+
+		// Written files: Cline's XML protocol and text results, the ATIF
+		// variant, a Gemini CLI checkpoint.
+		"written__xml-protocol__api_conversation_history.json": {{8, 4, 2}},
+		"written__text-results__api_conversation_history.json": {{3, 2, 1}},
+		"written__bare-version-1.4__results-as-steps.json":     {{5, 2, 1}},
+		"written__checkpoint-fix-tests.json":                   {{11, 5, 1}},
+
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
 		"log_read_sample.eval": {{1, 0, 1}},
@@ -237,9 +262,16 @@ func TestEveryCorpusFileConvertsAndPacks(t *testing.T) {
 	counts := corpusCounts()
 	for path, want := range corpusFiles(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			got, log, _, err := convertFile(t, path, Options{Model: "test-model"})
+			got, log, warns, err := convertFile(t, path, Options{Model: "test-model"})
 			if err != nil {
 				t.Fatalf("convert: %v", err)
+			}
+			// Every call-like and result-like record of the input is
+			// accounted for: none is left unmapped.
+			for _, w := range warns {
+				if strings.Contains(w, "not mapped by the") {
+					t.Errorf("convert warns: %s", w)
+				}
 			}
 			if got != want {
 				t.Errorf("detected %q, want %q", got, want)
@@ -292,7 +324,7 @@ func TestNoAbsolutePathInManifests(t *testing.T) {
 	dirs := []string{"/tmp/tmp", "/testbed", "/workspace/game", "/workspace/todo", "/workspace/2048", "/workspace/ponylang__ponyc__0.1",
 		"/marshmallow-code__marshmallow", "/pydicom__pydicom/", "/SWE-agent__test-repo/", "/klieret__swe-agent-test-repo/",
 		"/Users/alex/workspace/cli/", "/Users/gtrrz-victor/wks/cli/", "/Users/soph/Work/entire/devenv/cli/", "/Users/paul/src/entireio/20260205-cli/",
-		"/Users/badlogic/workspaces/pi-mono/", "/Users/ibar/castai/src/kimchi-dev/"}
+		"/Users/badlogic/workspaces/pi-mono/", "/Users/ibar/castai/src/kimchi-dev/", "/home/dev/calc", "/home/u/p"}
 	for path, format := range corpusFiles(t) {
 		if format == "otel" || format == "inspect" || format == "openai" {
 			continue // no working directory in these

@@ -20,11 +20,9 @@ type runFields struct {
 	SystemPrompt *string
 	Environment  map[string]any
 	Metadata     map[string]any
-	// Task, Outcome and End are the run's task, how it was judged and
-	// how it ended, where the transcript says.
-	Task    *pack.Task
-	Outcome *pack.Outcome
-	End     *pack.End
+	Task         *pack.Task    // which task of a benchmark the run was
+	Outcome      *pack.Outcome // how the run was judged
+	End          *pack.End     // how the run ended
 }
 
 // stepRec is one step of the log before it is written.
@@ -47,6 +45,12 @@ type stepRec struct {
 	Nondeterministic bool
 }
 
+// thinking is the model-call step that holds a model's reasoning (text
+// nil where the transcript keeps it redacted or encrypted).
+func thinking(model string, text *string, ts string, meta map[string]any) stepRec {
+	return stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: text, Timestamp: ts, Meta: meta}
+}
+
 // writer writes a log as NDJSON events while a transcript is read. Events
 // that come before the run event is known are held (a streaming format may
 // only learn the model a few lines in) and written right after it, so the
@@ -61,7 +65,8 @@ type writer struct {
 	held  bytes.Buffer
 	steps int
 
-	failed  bool // the output failed, or ends with an error event
+	failed  bool   // the output failed, or ends with an error event
+	tally   *tally // what the input held against what was written
 	inputs  map[string]bool
 	files   *fileSet
 	outside map[string]bool // paths already warned about
@@ -69,7 +74,7 @@ type writer struct {
 
 func newWriter(out io.Writer, opts Options) *writer {
 	bw := bufio.NewWriterSize(out, 64<<10)
-	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: newTally()}
 	w.enc = json.NewEncoder(bw)
 	w.enc.SetEscapeHTML(false)
 	return w
@@ -79,7 +84,7 @@ func newWriter(out io.Writer, opts Options) *writer {
 // transcript that holds several runs is written as several logs, one
 // after another, each beginning with its run event.
 func (w *writer) another() *writer {
-	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: w.tally}
 }
 
 func (w *writer) warnf(format string, args ...any) {
@@ -198,6 +203,7 @@ func (w *writer) step(s stepRec) error {
 		ev.NormalizedOutput, ev.NormalizedOutputBase64 = c.Content, c.ContentBase64
 	}
 	w.steps++
+	w.tally.wrote(s)
 	return w.emit(ev)
 }
 

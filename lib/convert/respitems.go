@@ -405,7 +405,7 @@ func (r *respItems) reasoning(n node, m map[string]any, ts string, meta map[stri
 			}
 		}
 	}
-	s := stepRec{Type: "model_call", Tool: r.answerer(), Params: map[string]any{"thinking": true}, Timestamp: ts}
+	s := thinking(r.answerer(), nil, ts, nil)
 	switch {
 	case len(content) > 0:
 		out := strings.Join(content, "\n\n")
