@@ -22,7 +22,8 @@ type Options struct {
 	// Model is the model identifier for transcripts that name none.
 	Model string
 	// Sample picks one sample of an Inspect log by id (or id:epoch); ""
-	// or "all" converts every sample as one run.
+	// or "all" converts every sample, each sample and epoch a log of its
+	// own.
 	Sample string
 	// Record picks one record of a file of run records (an OpenHands
 	// output.jsonl, NeMo Gym rollouts) by its instance_id (or a name the
