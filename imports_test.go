@@ -103,3 +103,29 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestParquetOnlyInSuiteTables holds the Parquet library to the one
+// package that writes Parquet (ctx suite export), so no other verb links
+// it.
+func TestParquetOnlyInSuiteTables(t *testing.T) {
+	for _, root := range []string{"lib", "cmd", "internal"} {
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range f.Imports {
+				if strings.HasPrefix(strings.Trim(imp.Path.Value, `"`), "github.com/parquet-go/") && filepath.ToSlash(filepath.Dir(path)) != "lib/suite/tables" {
+					t.Errorf("%s imports %s: only lib/suite/tables may", path, imp.Path.Value)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
