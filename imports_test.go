@@ -44,12 +44,14 @@ func TestImports(t *testing.T) {
 		"lib/record":            "lib/convert lib/pack lib/store",
 		"lib/suite":             "lib/convert lib/diff lib/pack lib/pack/jcs lib/store lib/text",
 		"lib/suite/tables":      "lib/pack lib/store lib/suite",
+		"lib/complete":          "lib/execpath lib/pack lib/store",
 		"lib/mcp":               "lib/pack lib/pack/jcs lib/store",
 		"internal/interop":      "",
 		"internal/storetest":    "lib/store",
 		"internal/packtest":     "lib/pack lib/store",
 		"internal/registrytest": "internal/interop",
 		"internal/otelagent":    "",
+		"internal/testprogress": "",
 		"internal/mcpserver":    "",
 	}
 	const module = "github.com/contextsubstrate/ctx/"

@@ -410,7 +410,12 @@ func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
 		// the user's words, so not a prompt; it stays in the order it
 		// happened as an event.
 		text, has, parts := textOf(content)
-		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts)}
+		// What the model read (hook feedback, a command's expanded
+		// prompt, the summary that continues a compacted session) stays a
+		// step; the caveat before local commands' output, which tells the
+		// model to ignore them, is the harness's bookkeeping.
+		book := strings.HasPrefix(strings.TrimSpace(text), "<local-command-caveat>")
+		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts), Bookkeeping: book}
 		if has {
 			s.Output = &text
 		}
@@ -657,15 +662,30 @@ func applyEdits(orig string, m map[string]any) (string, bool) {
 	return s, true
 }
 
+// ccBookkeeping reports whether a line that is not a message is Claude
+// Code's bookkeeping rather than a step (docs/CONVERT.md, "Steps and
+// bookkeeping"): snapshots of files for undo, queue operations, the
+// session's title, system notices; not the boundary of a compaction,
+// after which the model saw a summary instead of the conversation.
+func ccBookkeeping(typ string, obj map[string]any) bool {
+	switch typ {
+	case "file-history-snapshot", "queue-operation", "summary":
+		return true
+	case "system":
+		return obj["subtype"] != "compact_boundary"
+	}
+	return false
+}
+
 // other turns a line that is not a message into an event step named for
-// its type, with the line under metadata.
+// its type, with the line under metadata; bookkeeping goes to metadata.
 func (c *claudeCode) other(typ string, obj map[string]any, ts string) error {
 	if typ == "" {
 		typ = "unknown"
 	}
 	meta := rest(obj, "type", "timestamp", "sessionId", "version", "cwd", "gitBranch", "userType", "slug")
 	meta = c.sessionMeta(obj, meta)
-	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
+	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta, Bookkeeping: ccBookkeeping(typ, obj)}
 	for _, k := range []string{"content", "summary"} {
 		if t, ok := obj[k].(string); ok {
 			s.Output = &t

@@ -240,7 +240,7 @@ func TestFormatsMapStepsAndPrompts(t *testing.T) {
 			want: []string{
 				`tool_call read_file {"file_path":"a"} A usage=5`,
 				`tool_call write_file {"content":"B","file_path":"b"} [Operation Cancelled] Reason: User did not allow tool call [rejected]`,
-				`event info {} note`,
+				// the info message is bookkeeping (in the next step's metadata)
 				`event rewind {} `,
 				`model_call gm {"thinking":true} D`,
 				`model_call gm {} ok`,

@@ -375,7 +375,8 @@ func (g *gemini) message(n node) error {
 	}
 	// info, error and warning messages are the CLI's own: events.
 	meta = setIf(meta, "extra", rest(m, "id", "timestamp", "type", "content"))
-	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
+	// An info message is the CLI's bookkeeping; errors and warnings stay.
+	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta, Bookkeeping: typ == "info"}
 	if has {
 		s.Output = &text
 	}

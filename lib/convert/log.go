@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -43,6 +45,10 @@ type stepRec struct {
 	// run again (a tool call is deterministic by default, an other step
 	// never).
 	Nondeterministic bool
+	// Bookkeeping marks a record of the harness that is not a step (see
+	// writer.bookkeep): a snapshot, a queue operation, a notice, a mode
+	// change, nothing that changed what the agent saw.
+	Bookkeeping bool
 }
 
 // thinking is the model-call step that holds a model's reasoning (text
@@ -64,6 +70,14 @@ type writer struct {
 	model string // the model identifier the run event named
 	held  bytes.Buffer
 	steps int
+
+	// book holds the harness's bookkeeping records until the step they
+	// come before (writer.bookkeep); booked counts them by kind.
+	book   []any
+	booked map[string]int
+	// last is the last step, written when the next one (or the end)
+	// comes, so the records after the last step still have a home.
+	last *pack.StepEvent
 
 	failed  bool   // the output failed, or ends with an error event
 	tally   *tally // what the input held against what was written
@@ -154,6 +168,9 @@ func (w *writer) run(r runFields) error {
 // emit writes an event, or holds it until the run event is written.
 func (w *writer) emit(v any) error {
 	if w.ran {
+		if err := w.flushLast(); err != nil { // events stay in order
+			return err
+		}
 		return w.enc.Encode(v)
 	}
 	enc := json.NewEncoder(&w.held)
@@ -204,7 +221,86 @@ func (w *writer) step(s stepRec) error {
 	}
 	w.steps++
 	w.tally.wrote(s)
-	return w.emit(ev)
+	if len(w.book) > 0 {
+		ev.Metadata = setIf(ev.Metadata, harnessKey, w.book)
+		w.book = nil
+	}
+	if !w.ran {
+		return w.emit(ev)
+	}
+	if err := w.flushLast(); err != nil {
+		return err
+	}
+	w.last = &ev
+	return nil
+}
+
+// harnessKey is the metadata key of a step that holds the bookkeeping
+// records of the harness that came before it.
+const harnessKey = "harness_records"
+
+// harnessAfterKey holds, on the last step, the records that came after it.
+const harnessAfterKey = "harness_records_after"
+
+// bookkeep keeps a record of the harness that is not a step (a snapshot
+// of files for undo, a queue operation, a notice, a change of mode): it
+// goes into the metadata of the step that follows it (harness_records, a
+// list of {"type", "timestamp", "text", "metadata"}), of the last step
+// when none follows (harness_records_after), or of the run when the log
+// has no step, so steps are the calls of the run and the records are
+// still all there.
+func (w *writer) bookkeep(s stepRec) {
+	r := map[string]any{"type": s.Tool}
+	if s.Timestamp != "" {
+		r["timestamp"] = s.Timestamp
+	}
+	if s.Output != nil {
+		r["text"] = *s.Output
+	}
+	if m := w.clean(s.Meta); len(m) > 0 {
+		r["metadata"] = m
+	}
+	w.book = append(w.book, r)
+	if w.booked == nil {
+		w.booked = map[string]int{}
+	}
+	w.booked[s.Tool]++
+}
+
+// endSteps gives the records that came after the last step to it
+// (harness_records_after) and writes it: no step comes after.
+func (w *writer) endSteps() error {
+	if len(w.book) > 0 && w.last != nil {
+		w.last.Metadata = setIf(w.last.Metadata, harnessAfterKey, w.book)
+		w.book = nil
+	}
+	return w.flushLast()
+}
+
+// flushLast writes the step held back, if any.
+func (w *writer) flushLast() error {
+	if w.last == nil {
+		return nil
+	}
+	ev := w.last
+	w.last = nil
+	return w.enc.Encode(ev)
+}
+
+// noteBooked says on stderr how many records of the harness were kept out
+// of the steps, by kind.
+func (w *writer) noteBooked() {
+	if len(w.booked) == 0 {
+		return
+	}
+	kinds := make([]string, 0, len(w.booked))
+	n := 0
+	for k, c := range w.booked {
+		kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
+		n += c
+	}
+	sort.Strings(kinds)
+	w.notef("%d record(s) of the harness kept out of the steps, in the metadata (harness_records) of the step after each: %s", n, strings.Join(kinds, ", "))
 }
 
 // input records a file the run read, with the content it had before the
@@ -246,9 +342,29 @@ func (w *writer) wrote(p, text string, step int) {
 // close writes the outputs and flushes. A run that was never named gets
 // its run event now.
 func (w *writer) close(r runFields) error {
+	if len(w.book) > 0 && !w.ran {
+		r.Metadata = setIf(r.Metadata, harnessAfterKey, w.book) // the run is not written yet
+		w.book = nil
+	}
 	if err := w.run(r); err != nil {
 		return err
 	}
+	if err := w.endSteps(); err != nil {
+		return err
+	}
+	if len(w.book) > 0 {
+		// No step was held to keep them (another event came after the
+		// last step): one event step holds them, so none is lost.
+		book := w.book
+		w.book = nil
+		if err := w.step(stepRec{Type: "event", Tool: harnessKey, Meta: map[string]any{harnessKey: book}}); err != nil {
+			return err
+		}
+		if err := w.flushLast(); err != nil {
+			return err
+		}
+	}
+	w.noteBooked()
 	for _, f := range w.files.list() {
 		meta := map[string]any{"written_by_step": f.step}
 		if err := w.emit(pack.OutputEvent{Event: "output", Name: f.name, Content: content(f.text), Metadata: meta}); err != nil {
@@ -262,6 +378,7 @@ func (w *writer) close(r runFields) error {
 // and refuses the whole log, so part of a log never becomes a pack.
 func (w *writer) fail(err error) {
 	w.failed = true
+	_ = w.flushLast()
 	if w.ran {
 		_ = w.out.Flush()
 	}

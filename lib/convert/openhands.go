@@ -282,7 +282,7 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 		// Actions of the environment or the user other than messages
 		// (agent state changes...): events.
 		meta = setIf(meta, "args", args)
-		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta})
+		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta, Bookkeeping: act == "change_agent_state"})
 		return err
 	}
 }
@@ -428,7 +428,8 @@ func (o *openHands) observation(e node, m map[string]any, obs, id, source, ts st
 	meta = setIf(meta, "cause", m["cause"])
 	meta = setIf(meta, "source", source)
 	meta = setIf(meta, "extras", extras)
-	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta}
+	// The runtime's notes of its own state are bookkeeping.
+	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta, Bookkeeping: obs == "agent_state_changed"}
 	if text != "" {
 		s.Output = &text
 	}

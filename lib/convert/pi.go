@@ -289,6 +289,13 @@ func (p *pi) entry(n node) error {
 	// thinking-level changes, compactions, summaries of abandoned
 	// branches, extension entries, labels, the session's name.
 	s := stepRec{Type: "event", Tool: typ, Timestamp: ts}
+	// A change of model or thinking level, a label, the session's name:
+	// bookkeeping, kept in metadata; a compaction or a branch's summary
+	// changed what the model saw, and custom entries may: steps.
+	switch typ {
+	case "model_change", "thinking_level_change", "label", "session_info":
+		s.Bookkeeping = true
+	}
 	known := []string{"type", "id", "parentId", "timestamp"}
 	switch typ {
 	case "compaction", "branch_summary":

@@ -262,6 +262,9 @@ func (r *respItems) item(n node, i int, ts string) error {
 	case "ghost_snapshot", "compaction", "compaction_summary", "mcp_list_tools", "item_reference":
 		item := rest(m, "type", "id", "status", "encrypted_content")
 		meta = setIf(meta, "encrypted", m["encrypted_content"] != nil)
+		if typ == "ghost_snapshot" { // Codex's snapshot of the tree for undo: bookkeeping
+			return r.hold(&reqItem{s: stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: setIf(meta, "item", item), Bookkeeping: true}})
+		}
 		return r.event(typ, nil, ts, setIf(meta, "item", item))
 	}
 	// An item of a type this reader does not know is kept whole.

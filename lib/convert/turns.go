@@ -57,8 +57,14 @@ func newSteps(w *writer) *steps {
 	return &steps{w: w, open: map[string][]*queued{}}
 }
 
-// add queues a step that needs nothing more and returns its index.
+// add queues a step that needs nothing more and returns its index; a
+// bookkeeping record (s.Bookkeeping) keeps its place in the queue but is
+// no step and takes no index (-1).
 func (q *steps) add(s stepRec) (int, error) {
+	if s.Bookkeeping {
+		q.queue = append(q.queue, &queued{step: s, index: -1})
+		return -1, q.flush()
+	}
 	q.queue = append(q.queue, &queued{step: s, index: q.next})
 	q.next++
 	return q.next - 1, q.flush()
@@ -168,6 +174,10 @@ func (q *steps) flush() error {
 		if e.waiting {
 			q.giveUp(e)
 		}
+		if e.step.Bookkeeping {
+			q.w.bookkeep(e.step)
+			continue
+		}
 		if err := q.w.step(e.step); err != nil {
 			return err
 		}
@@ -224,6 +234,9 @@ func (q *steps) close() error {
 		}
 	}
 	if err := q.flush(); err != nil {
+		return err
+	}
+	if err := q.w.endSteps(); err != nil {
 		return err
 	}
 	if q.missing > 0 {

@@ -53,7 +53,7 @@ func TestSignPackAndAttestPack(t *testing.T) {
 
 	for _, key := range []*attest.Checker{checker(t, key1.Public()), checker(t, key2.Public())} {
 		v := New(f.st)
-		v.WithKey(key, true)
+		v.WithKey(key)
 		rep, err := v.Artifact(f.path("a.md"))
 		if err != nil || rep.Status != Signed || !v.Pass(rep) {
 			t.Errorf("key %s: %s (%s), %v", key.KeyID(), rep.Status, rep.Reason, err)

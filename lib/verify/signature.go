@@ -13,7 +13,6 @@ import (
 // signatures is what a Verifier needs to check signatures.
 type signatures struct {
 	checker *attest.Checker
-	require bool
 	stored  map[store.Hash][]store.Hash // the store's attestations of each pack met, read once
 }
 
@@ -21,15 +20,15 @@ type signatures struct {
 // or pack that would be verified is signed when an attestation of its pack
 // signed by that key names its digest as a subject, and bad_signature when
 // the pack has attestations but none does (another key signed them, one
-// was altered, or none is about it). With require, one that has no
-// attestation at all does not pass (see Pass).
-func (v *Verifier) WithKey(c *attest.Checker, require bool) {
-	v.keys = &signatures{checker: c, require: require, stored: map[store.Hash][]store.Hash{}}
+// was altered, or none is about it), and unsigned when the pack has no
+// attestation at all: who passes a key asks whether that key signed it.
+func (v *Verifier) WithKey(c *attest.Checker) {
+	v.keys = &signatures{checker: c, stored: map[store.Hash][]store.Hash{}}
 }
 
 // WithKeyFile is WithKey with the public key read from the file at path
 // (see attest.ParsePublicKey), for ctx verify --key.
-func (v *Verifier) WithKeyFile(path string, require bool) error {
+func (v *Verifier) WithKeyFile(path string) error {
 	pub, err := attest.ReadPublicKeyFile(path)
 	if err != nil {
 		return err
@@ -38,20 +37,20 @@ func (v *Verifier) WithKeyFile(path string, require bool) error {
 	if err != nil {
 		return err
 	}
-	v.WithKey(c, require)
+	v.WithKey(c)
 	return nil
 }
 
 // Pass reports whether the report is a pass: verified, or signed; with
-// WithKey's require, only signed.
+// WithKey, only signed.
 func (v *Verifier) Pass(r Report) bool {
-	if v.keys != nil && v.keys.require {
+	if v.keys != nil {
 		return r.Status == Signed
 	}
 	return r.Status == Verified || r.Status == Signed
 }
 
-// checkSignature turns a verified report into signed or bad_signature when
+// checkSignature turns a verified report into signed, bad_signature or unsigned when
 // v checks signatures. The attestations looked at are those the store
 // records for pack h and those the sidecar lists (listed), each once: a
 // sidecar can point at an attestation, but cannot hide one. Subject o is
@@ -86,8 +85,8 @@ func (v *Verifier) checkSignature(r *Report, h store.Hash, listed []string, o pa
 		r.Status, r.Envelope = Signed, verdict.Attestation.String()
 	case verdict.Reason != "":
 		r.Status, r.Envelope, r.Reason = BadSignature, verdict.Attestation.String(), verdict.Reason
-	case v.keys.require:
-		r.Reason = fmt.Sprintf("pack %s has no attestation, so nothing signed by key %s covers it", h, c.KeyID())
+	default:
+		r.Status, r.Reason = Unsigned, fmt.Sprintf("pack %s has no attestation, so nothing signed by key %s covers it", h, c.KeyID())
 	}
 	return nil
 }
