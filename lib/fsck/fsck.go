@@ -156,6 +156,7 @@ type checker struct {
 	refs      []store.Entry
 	suites    []store.Entry // refs/suites/NAME (ctx suite)
 	index     []store.Entry
+	loose     map[store.Hash]bool // objects found under objects/ab/, checked there
 }
 
 func (c *checker) add(kind, object, detail string) int {
@@ -217,6 +218,7 @@ func (c *checker) walk() error {
 	}
 	c.indexed = map[store.Hash]bool{}
 	c.removed = map[store.Hash]bool{}
+	c.loose = map[store.Hash]bool{}
 	err := c.st.Walk(func(e store.Entry) error {
 		c.entry(e, jobs)
 		return nil
@@ -256,7 +258,10 @@ func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
 	}
 	switch e.Kind {
 	case store.KindObject:
+		c.loose[e.Hash] = true
 		jobs <- e.Hash
+	case store.KindPacked:
+		c.packed(e, jobs)
 	case store.KindIndex:
 		c.index = append(c.index, e)
 		c.indexed[e.Hash] = true
@@ -270,6 +275,31 @@ func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
 		c.temp(e)
 	case store.KindStray:
 		c.add(Stray, e.Path, strayDetail(e.Path))
+	}
+}
+
+// packed checks a file of packed objects: its .idx must parse and name
+// its .pack, and every object in it is rehashed (as read from the store:
+// a loose copy, checked already, is read first); a .pack without its .idx
+// is what a write interrupted between the two leaves.
+func (c *checker) packed(e store.Entry, jobs chan<- store.Hash) {
+	name := e.Hash.Hex()
+	if strings.HasSuffix(e.Path, ".pack") {
+		if _, err := os.Lstat(filepath.Join(c.st.Root(), filepath.FromSlash(strings.TrimSuffix(e.Path, ".pack")+".idx"))); errors.Is(err, fs.ErrNotExist) {
+			c.temp(e)
+		}
+		return
+	}
+	ix, err := c.st.ReadPackedIndex(name)
+	if err != nil {
+		c.add(Corrupt, e.Path, text.UnwrapPath(err).Error()+"; the objects it lists cannot be read")
+		return
+	}
+	for _, pe := range ix.Entries {
+		if !c.loose[pe.Hash] {
+			c.loose[pe.Hash] = true // once, even if another packed file has it too
+			jobs <- pe.Hash
+		}
 	}
 }
 
@@ -533,7 +563,7 @@ func (c *checker) checkIndex() {
 		if c.indexed[h] || c.removed[h] {
 			continue // indexed, or taken out of the index on purpose (ctx rm)
 		}
-		if fi, err := os.Lstat(c.st.ObjectPath(h)); err == nil && c.opts.Now.Sub(fi.ModTime()) < inFlight {
+		if _, stored, _, err := c.st.Peek(h, 0); err == nil && c.opts.Now.Sub(stored) < inFlight {
 			young = append(young, h)
 			continue
 		}

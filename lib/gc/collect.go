@@ -524,6 +524,12 @@ func (c *collector) plan(x *store.Exclusive) {
 		}
 		return
 	}
+	// A packed file is rewritten once, without everything that goes.
+	all := make([]store.Hash, 0, len(packs)+len(blobs))
+	for _, r := range append(packs, blobs...) {
+		all = append(all, r.Object)
+	}
+	x.PlanRemovals(all)
 	gone := map[store.Hash]bool{}
 	remove := func(list []Removed) []store.Hash {
 		var done []store.Hash

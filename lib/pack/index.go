@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -321,8 +320,8 @@ func RebuildIndexEntry(st *store.Store, h store.Hash) (IndexEntry, error) {
 		return IndexEntry{}, err
 	}
 	stored := time.Unix(0, 0)
-	if fi, err := os.Lstat(st.ObjectPath(h)); err == nil {
-		stored = fi.ModTime()
+	if _, t, _, err := st.Peek(h, 0); err == nil {
+		stored = t
 	}
 	e := NewIndexEntry(h, m, stored)
 	e.Subject = Subject(st, m)

@@ -285,28 +285,22 @@ func readUnit(st *store.Store, u *unit, opts AddOptions) ([]*found, bool, error)
 	return packLogs(st, u, tmp, root, opts)
 }
 
-// packLogs stores every log of r, one after another (pack.Logs, as ctx
-// pack - reads a stream), and reads each pack back as a Run.
+// packLogs stores every log of r as ctx pack - does (pack.SaveLogs: the
+// logs of a stream share commits), and reads each pack back as a Run.
 func packLogs(st *store.Store, u *unit, r io.Reader, root string, opts AddOptions) ([]*found, bool, error) {
 	var out []*found
-	logs := pack.NewLogs(r)
-	for log := logs.Next(); log != nil; log = logs.Next() {
-		src := u.label
-		if logs.Index() > 1 {
-			src = fmt.Sprintf("%s, log %d (line %d on)", u.label, logs.Index(), logs.Line())
-		}
-		_, pub, err := pack.Save(st, log, pack.SaveOptions{
-			Options: pack.Options{Root: root, Strict: opts.Strict, Store: st, Warn: opts.Warn},
-			Source:  src, Interrupt: opts.Interrupt,
-		})
-		if err != nil {
-			return nil, false, err
-		}
+	err := pack.SaveLogs(st, pack.NewLogs(r), pack.SaveOptions{
+		Options: pack.Options{Root: root, Strict: opts.Strict, Store: st, Warn: opts.Warn},
+		Source:  u.label, Interrupt: opts.Interrupt,
+	}, func(_ *pack.Result, pub pack.Published) error {
 		f, err := runOf(st, pub.Hash, u)
-		if err != nil {
-			return nil, false, err
+		if err == nil {
+			out = append(out, f)
 		}
-		out = append(out, f)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
 	}
 	for _, f := range out {
 		f.nInSrc = len(out)
