@@ -154,6 +154,7 @@ type checker struct {
 	indexed   map[store.Hash]bool            // packs with an index entry file
 	removed   map[store.Hash]bool            // packs ctx rm took out of the index (removed/<hex>)
 	refs      []store.Entry
+	suites    []store.Entry // refs/suites/NAME (ctx suite)
 	index     []store.Entry
 	loose     map[store.Hash]bool // objects found under objects/ab/, checked there
 }
@@ -266,6 +267,8 @@ func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
 		c.indexed[e.Hash] = true
 	case store.KindRef:
 		c.refs = append(c.refs, e)
+	case store.KindSuite:
+		c.suites = append(c.suites, e)
 	case store.KindRemoved:
 		c.removed[e.Hash] = true
 	case store.KindTemp:
@@ -487,6 +490,20 @@ func (c *checker) checkRefs() {
 			continue
 		}
 		c.names(h, e.Path, BadRef, e.Path)
+	}
+	for _, e := range c.suites {
+		c.report.Refs++
+		h, err := c.st.ReadSuiteRef(e.Ref)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue
+		case err != nil:
+			c.add(BadRef, e.Path, c.refContent(e.Path))
+			continue
+		}
+		if _, err := c.st.Stat(h); errors.Is(err, store.ErrNotFound) {
+			c.named(h, e.Path) // a suite object missing: as a missing pack
+		}
 	}
 }
 

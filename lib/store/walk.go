@@ -36,6 +36,10 @@ const KindRemoved = KindOther + 1
 // objects or its index (packed.go); Hash is the packed file's name.
 const KindPacked = KindOther + 2
 
+// KindSuite is refs/suites/NAME, the ref of a suite (ctx suite); Ref is
+// set.
+const KindSuite = KindOther + 3
+
 // String names the kind for messages.
 func (k EntryKind) String() string {
 	switch k {
@@ -59,6 +63,8 @@ func (k EntryKind) String() string {
 		return "mark of removal"
 	case KindPacked:
 		return "packed objects"
+	case KindSuite:
+		return "suite ref"
 	}
 	return "file"
 }
@@ -173,6 +179,10 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 			return KindTemp, h, ""
 		case len(parts) == 3 && parts[1] == "tags" && CheckTagName(last) == nil:
 			return KindRef, h, last
+		case len(parts) == 3 && parts[1] == "suites" && IsTempName(last):
+			return KindTemp, h, ""
+		case len(parts) == 3 && parts[1] == "suites" && CheckTagName(last) == nil:
+			return KindSuite, h, last
 		case len(parts) == 2 && IsTempName(last):
 			return KindTemp, h, ""
 		}
@@ -227,7 +237,7 @@ func layoutDir(rel string) bool {
 	case packsDir, tmpDir, removedDir:
 		return len(parts) == 1
 	case refsDir:
-		return len(parts) == 1 || len(parts) == 2 && parts[1] == "tags"
+		return len(parts) == 1 || len(parts) == 2 && (parts[1] == "tags" || parts[1] == "suites")
 	case attestationsDir:
 		return len(parts) == 1 || len(parts) == 2 && isLowerHex(parts[1], 64)
 	case configFile:
