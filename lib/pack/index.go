@@ -33,6 +33,9 @@ type IndexEntry struct {
 	// Rejected counts the steps refused before they ran (outcome
 	// "rejected"); ctx log shows it beside the step count.
 	Rejected int `json:"rejected,omitempty"`
+	// End is the state the run ended in (the manifest's end.state), when
+	// the run says; ctx log shows it.
+	End string `json:"end,omitempty"`
 }
 
 // NewIndexEntry summarises m for the index, stamped with the time now.
@@ -43,6 +46,7 @@ func NewIndexEntry(h store.Hash, m *Manifest, now time.Time) IndexEntry {
 		Model:    m.Model.Identifier,
 		Steps:    m.NumSteps(),
 		Rejected: m.Rejected(),
+		End:      m.EndState(),
 		Parent:   m.Parent,
 		Stored:   now.UTC().Format(time.RFC3339Nano),
 	}
