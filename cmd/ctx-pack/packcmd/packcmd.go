@@ -11,7 +11,8 @@ import (
 	"github.com/contextsubstrate/ctx/lib/attest"
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/pack"
-	"github.com/contextsubstrate/ctx/lib/verify"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
+	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
 const name = "ctx-pack"
@@ -126,11 +127,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return cli.Wrap(cli.ExitTrouble, err)
 		}
 		if !cfg.noSidecars {
-			verify.WriteSidecars(res.Manifest, res.Artifacts, warn)
+			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
 		}
 		report := pub.Report()
 		if key != nil {
-			if report.Attestation, err = verify.SignPack(ctx, st, res, key, !cfg.noSidecars, warn); err != nil {
+			if report.Attestation, err = signed.SignPack(ctx, st, res, key, !cfg.noSidecars, warn); err != nil {
 				return cli.Wrap(cli.ExitTrouble, err)
 			}
 		}
