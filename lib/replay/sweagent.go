@@ -32,8 +32,9 @@ import (
 // agenttool.SWESignatures but those it knows it cannot run (sweMissing).
 func sweCommands() map[string]bool {
 	run := map[string]bool{}
+	missing := sweMissing()
 	for name := range agenttool.SWESignatures() {
-		if sweMissing()[name] == "" {
+		if missing[name] == "" {
 			run[name] = true
 		}
 	}

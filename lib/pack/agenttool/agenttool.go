@@ -11,6 +11,7 @@ package agenttool
 
 import (
 	"fmt"
+	"iter"
 	"path"
 	"strconv"
 	"strings"
@@ -33,30 +34,69 @@ const (
 	Shell                     // /bin/sh -c COMMAND
 )
 
-// Builtins maps the tool names common agent frameworks use to the kind of
-// built-in that runs them. docs/REPLAY.md has the same table.
-func Builtins() map[string]Kind {
-	return map[string]Kind{
-		"read_file": Read, "Read": Read, "read": Read, "view_file": Read, "cat": Read,
-		"view":           View,
-		"list_directory": List, "list_dir": List, "list_files": List, "ls": List, "LS": List,
-		"glob": Glob, "Glob": Glob, "glob_file_search": Glob,
-		"write_file": Write, "Write": Write, "write": Write, "create_file": Write, "write_to_file": Write,
-		"edit_file": Edit, "Edit": Edit, "edit": Edit, "str_replace": Edit,
-		"MultiEdit": MultiEdit, "multi_edit": MultiEdit,
-		"str_replace_editor": Editor, "str_replace_based_edit_tool": Editor, "text_editor": Editor,
-		"bash": Shell, "Bash": Shell, "shell": Shell, "sh": Shell,
-		"execute_command": Shell, "execute_bash": Shell, "run_command": Shell,
-		"run_shell_command": Shell, "run_terminal_cmd": Shell, "terminal": Shell,
-		"local_shell": Shell,
+// All yields the tool names common agent frameworks use, each with the
+// kind of built-in that runs it: the one table of them. docs/REPLAY.md has
+// the same table. (An array on the stack rather than a map: converters
+// look up a name per step, and building a map each time costs more than
+// reading it.)
+func All() iter.Seq2[string, Kind] {
+	return func(yield func(string, Kind) bool) {
+		table := [...]struct {
+			name string
+			kind Kind
+		}{
+			{"read_file", Read}, {"Read", Read}, {"read", Read}, {"view_file", Read}, {"cat", Read},
+			{"view", View},
+			{"list_directory", List}, {"list_dir", List}, {"list_files", List}, {"ls", List}, {"LS", List},
+			{"glob", Glob}, {"Glob", Glob}, {"glob_file_search", Glob},
+			{"write_file", Write}, {"Write", Write}, {"write", Write}, {"create_file", Write}, {"write_to_file", Write},
+			{"edit_file", Edit}, {"Edit", Edit}, {"edit", Edit}, {"str_replace", Edit},
+			{"MultiEdit", MultiEdit}, {"multi_edit", MultiEdit},
+			{"str_replace_editor", Editor}, {"str_replace_based_edit_tool", Editor}, {"text_editor", Editor},
+			{"bash", Shell}, {"Bash", Shell}, {"shell", Shell}, {"sh", Shell},
+			{"execute_command", Shell}, {"execute_bash", Shell}, {"run_command", Shell},
+			{"run_shell_command", Shell}, {"run_terminal_cmd", Shell}, {"terminal", Shell},
+			{"local_shell", Shell},
+		}
+		for _, e := range table {
+			if !yield(e.name, e.kind) {
+				return
+			}
+		}
 	}
 }
 
-// otherWriters are names transcripts give a whole-file writer or a text
-// editor, compared in lower case, that replay has no built-in of: a
+// Lookup is the kind of built-in that runs the tool named name.
+func Lookup(name string) (Kind, bool) {
+	for n, k := range All() {
+		if n == name {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// Builtins is the table of All as a map, for a caller that looks up many
+// names with one.
+func Builtins() map[string]Kind {
+	m := map[string]Kind{}
+	for n, k := range All() {
+		m[n] = k
+	}
+	return m
+}
+
+// otherWriter is the kind of a name, in lower case, that transcripts give
+// a whole-file writer or a text editor and replay has no built-in of: a
 // converter still knows which file such a call wrote.
-func otherWriters() map[string]Kind {
-	return map[string]Kind{"writefile": Write, "file_write": Write, "createfile": Write, "file_editor": Editor}
+func otherWriter(lower string) Kind {
+	switch lower {
+	case "writefile", "file_write", "createfile":
+		return Write
+	case "file_editor":
+		return Editor
+	}
+	return 0
 }
 
 // WorkspaceOnly reports whether a tool is one of the built-ins whose
@@ -64,7 +104,7 @@ func otherWriters() map[string]Kind {
 // calls a trace may call deterministic. Any other tool (a clock, a web
 // search, a shell) may answer otherwise when run again.
 func WorkspaceOnly(tool string) bool {
-	k, ok := Builtins()[tool]
+	k, ok := Lookup(tool)
 	return ok && k != Shell
 }
 
@@ -137,7 +177,7 @@ func Edited(given string) string { return "File edited: " + given }
 // is not one of these sentences (a read, an editor's view, a shell), or
 // whose parameters replay would refuse, have none.
 func Said(tool string, params map[string]any) (string, bool) {
-	k := Builtins()[tool]
+	k, _ := Lookup(tool)
 	contentKeys := ContentKeys()
 	if k == Editor {
 		switch cmd, _ := params["command"].(string); cmd {
@@ -184,12 +224,12 @@ func Said(tool string, params map[string]any) (string, bool) {
 // and with what: the writers, and the create command of the editors (and
 // of edit tools given one), by any of their names in any case.
 func WrittenFile(tool string, params map[string]any) (p, text string, ok bool) {
-	k, known := Builtins()[tool]
+	k, known := Lookup(tool)
 	if !known {
-		k, known = Builtins()[strings.ToLower(tool)]
-	}
-	if !known {
-		k = otherWriters()[strings.ToLower(tool)]
+		lower := strings.ToLower(tool)
+		if k, known = Lookup(lower); !known {
+			k = otherWriter(lower)
+		}
 	}
 	contentKeys := ContentKeys()
 	switch k {

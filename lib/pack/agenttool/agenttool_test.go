@@ -69,3 +69,21 @@ func TestWorkspaceOnly(t *testing.T) {
 		t.Error("WorkspaceOnly(web_search)")
 	}
 }
+
+// The table names each tool once: a second entry would never be looked
+// up.
+func TestAllNamesEachToolOnce(t *testing.T) {
+	seen := map[string]bool{}
+	for name := range All() {
+		if seen[name] {
+			t.Errorf("%s is in the table twice", name)
+		}
+		seen[name] = true
+		if _, ok := Lookup(name); !ok {
+			t.Errorf("Lookup(%s) finds nothing", name)
+		}
+	}
+	if len(seen) != len(Builtins()) || len(seen) < 30 {
+		t.Errorf("%d names, Builtins has %d", len(seen), len(Builtins()))
+	}
+}
