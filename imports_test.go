@@ -44,11 +44,13 @@ func TestImports(t *testing.T) {
 		"lib/oci":               "lib/attest lib/pack lib/store lib/text",
 		"lib/secrets":           "lib/pack lib/store",
 		"lib/record":            "lib/convert lib/pack lib/store",
+		"lib/mcp":               "lib/pack lib/pack/jcs lib/store",
 		"internal/interop":      "",
 		"internal/storetest":    "lib/store",
 		"internal/packtest":     "lib/pack lib/store",
 		"internal/registrytest": "internal/interop",
 		"internal/otelagent":    "",
+		"internal/mcpserver":    "",
 	}
 	const module = "github.com/contextsubstrate/ctx/"
 	seen := map[string]bool{}

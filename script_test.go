@@ -35,6 +35,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-redact/redactcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-rm/rmcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-serve/servecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-tag/tagcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-verify/verifycmd"
@@ -69,6 +70,7 @@ func TestMain(m *testing.M) {
 		"ctx-redact":   func() { os.Exit(redactcmd.Main()) },
 		"ctx-replay":   func() { os.Exit(replaycmd.Main()) },
 		"ctx-rm":       func() { os.Exit(rmcmd.Main()) },
+		"ctx-serve":    func() { os.Exit(servecmd.Main()) },
 		"ctx-show":     func() { os.Exit(showcmd.Main()) },
 		"ctx-tag":      func() { os.Exit(tagcmd.Main()) },
 		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
@@ -93,6 +95,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
+			env.Setenv("NPM", filepath.Join(root, "testdata", "npm"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("PATH", agent+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil

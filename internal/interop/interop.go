@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -20,15 +21,24 @@ import (
 type Component struct {
 	Name    string // the program's name on PATH
 	Install string // the command that installs it
+	// Modules are npm packages the component also needs, installed in
+	// testdata/npm (NPMDir) from its package.json.
+	Modules []string
 }
+
+// npmInstall is how a person installs the npm packages tests use.
+const npmInstall = "npm install --prefix testdata/npm"
 
 // Components lists the programs tests may require, by the name tests use.
 func Components() map[string]Component {
 	return map[string]Component{
-		"docker-registry": {"docker-registry", "apt-get install docker-registry"},
-		"chromium":        {"chromium", "apt-get install chromium"},
-		"oras":            {"oras", "go install oras.land/oras/cmd/oras@" + OrasVersion},
-		"cosign":          {"cosign", "go install github.com/sigstore/cosign/v2/cmd/cosign@" + CosignVersion},
+		"docker-registry": {"docker-registry", "apt-get install docker-registry", nil},
+		"chromium":        {"chromium", "apt-get install chromium", nil},
+		"oras":            {"oras", "go install oras.land/oras/cmd/oras@" + OrasVersion, nil},
+		"cosign":          {"cosign", "go install github.com/sigstore/cosign/v2/cmd/cosign@" + CosignVersion, nil},
+		// The MCP TypeScript SDK's client and the reference filesystem
+		// server, run by node.
+		"node-mcp": {"node", npmInstall, []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/server-filesystem"}},
 	}
 }
 
@@ -53,7 +63,37 @@ func Look(name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s is not installed (install it with: %s)", c.Name, c.Install)
 	}
+	if len(c.Modules) > 0 {
+		dir, err := NPMDir()
+		if err != nil {
+			return "", err
+		}
+		for _, m := range c.Modules {
+			if _, err := os.Stat(filepath.Join(dir, "node_modules", m, "package.json")); err != nil {
+				return "", fmt.Errorf("the npm package %s is not installed (install it with: %s)", m, c.Install)
+			}
+		}
+	}
 	return p, nil
+}
+
+// NPMDir is the absolute path of testdata/npm, where the npm packages that
+// tests run are installed (its package.json pins them).
+func NPMDir() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, "testdata", "npm"), nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("interop: no go.mod above the working directory")
+		}
+		dir = parent
+	}
 }
 
 // Need returns the path of the named component; when it is absent, the test

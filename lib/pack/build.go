@@ -858,6 +858,13 @@ func (b *builder) finishTop() {
 		}
 	}
 
+	at("task")
+	b.m.Task = b.task(top)
+	at("outcome")
+	b.m.Outcome = b.outcome(top)
+	at("end")
+	b.m.End = b.end(top)
+
 	at("created")
 	if c, ok := b.str(top, "created", "", false); ok {
 		if b.timestamp(c, "created") {

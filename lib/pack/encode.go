@@ -62,8 +62,9 @@ func EncodeTo(w io.Writer, m *Manifest) error {
 	if err != nil {
 		return err
 	}
-	// Only system_prompt and version follow the steps, so the last
-	// match is the manifest's own steps array.
+	// Only system_prompt, task and version follow the steps, and the
+	// task holds only strings (whose quotes are escaped) and a number, so
+	// the last match is the manifest's own steps array.
 	i := bytes.LastIndex(canon, []byte(`"steps":[],"system_prompt":`))
 	if i < 0 {
 		return fmt.Errorf("manifest: no steps array in its canonical form")
@@ -101,6 +102,15 @@ func encodeSlow(m *Manifest) ([]byte, store.Hash, error) {
 func encodedSizeBound(m *Manifest) int {
 	const hashField = 80 // `"content_ref":"sha256:<64 hex>",` and the like
 	n := 512 + len(m.CreatedText()) + len(m.Model.Identifier) + len(m.Model.Parameters) + len(m.Environment) + len(m.Metadata)
+	if m.Task != nil {
+		n += 64 + len(m.Task.ID) + len(m.Task.Name)
+	}
+	if m.Outcome != nil {
+		n += 96 + len(m.Outcome.Score) + len(m.Outcome.Value) + len(m.Outcome.Source)
+	}
+	if m.End != nil {
+		n += 48 + len(m.End.State) + len(m.End.Message)
+	}
 	for i := range m.Prompts {
 		p := &m.Prompts[i]
 		n += 64 + hashField + len(p.Role) + len(p.Metadata)
@@ -201,6 +211,10 @@ func (e *encoder) manifest(m *Manifest) {
 	} else {
 		e.str(*m.Created)
 	}
+	if m.End != nil {
+		e.key(true, "end")
+		e.value(m.End)
+	}
 	e.key(true, "environment")
 	e.raw(m.Environment)
 	e.key(true, "inputs")
@@ -227,6 +241,10 @@ func (e *encoder) manifest(m *Manifest) {
 	e.key(true, "parameters")
 	e.raw(m.Model.Parameters)
 	e.buf = append(e.buf, '}')
+	if m.Outcome != nil {
+		e.key(true, "outcome")
+		e.value(m.Outcome)
+	}
 	e.key(true, "outputs")
 	if m.Outputs == nil {
 		e.buf = append(e.buf, "null"...)
@@ -272,9 +290,24 @@ func (e *encoder) manifest(m *Manifest) {
 	}
 	e.key(true, "system_prompt")
 	e.hashPtr(m.SystemPrompt)
+	if m.Task != nil {
+		e.key(true, "task")
+		e.value(m.Task)
+	}
 	e.key(true, "version")
 	e.str(m.Version)
 	e.buf = append(e.buf, '}')
+}
+
+// value writes a small struct (the task, outcome and end) as
+// encoding/json and then RFC 8785 would.
+func (e *encoder) value(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		e.fallback = true
+		return
+	}
+	e.raw(b)
 }
 
 func (e *encoder) prompt(p *Prompt) {

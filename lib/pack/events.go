@@ -21,6 +21,12 @@ type (
 		Environment  map[string]any `json:"environment,omitempty"`
 		Metadata     map[string]any `json:"metadata,omitempty"`
 		Parent       string         `json:"parent,omitempty"`
+		// Task, Outcome and End say which task of a benchmark or task set
+		// the run was, how it was judged and how it ended; each is kept in
+		// the manifest only when given.
+		Task    *Task    `json:"task,omitempty"`
+		Outcome *Outcome `json:"outcome,omitempty"`
+		End     *End     `json:"end,omitempty"`
 	}
 
 	// LogModel names the model of a run and the parameters it ran with.
@@ -120,6 +126,12 @@ func eventOf(element string) any {
 		return StepEvent{}
 	case "output":
 		return OutputEvent{}
+	case "task":
+		return Task{}
+	case "outcome":
+		return Outcome{}
+	case "end":
+		return End{}
 	}
 	return nil
 }

@@ -29,6 +29,11 @@ type Manifest struct {
 	Environment  json.RawMessage `json:"environment"`
 	Parent       *store.Hash     `json:"parent,omitempty"`
 	Metadata     json.RawMessage `json:"metadata,omitempty"`
+	// Task, Outcome and End appear only when the log gave them, so a pack
+	// without them keeps the hash it always had.
+	Task    *Task    `json:"task,omitempty"`
+	Outcome *Outcome `json:"outcome,omitempty"`
+	End     *End     `json:"end,omitempty"`
 
 	// spill, when set, holds the steps instead of Steps: ctx pack builds a
 	// manifest with its steps in a scratch file (Options.Scratch) and
@@ -131,6 +136,47 @@ type Output struct {
 	Confidence string          `json:"confidence,omitempty"`
 	Notes      string          `json:"notes,omitempty"`
 	Metadata   json.RawMessage `json:"metadata,omitempty"`
+}
+
+// Task is the task of a benchmark or task set that a run was: the same
+// type in the log and in the manifest.
+type Task struct {
+	// ID names the task: a sample id, a SWE-bench instance_id, a rollout
+	// index. Runs of two suites are paired by it and Epoch.
+	ID string `json:"id"`
+	// Epoch counts the runs of one task, from 1; 0 (absent) is the first.
+	Epoch int    `json:"epoch,omitempty"`
+	Name  string `json:"name,omitempty"`
+}
+
+// EpochOrFirst is the task's epoch, 1 when none was given.
+func (t *Task) EpochOrFirst() int {
+	if t.Epoch <= 0 {
+		return 1
+	}
+	return t.Epoch
+}
+
+// Outcome is how a run was judged: passed or not, a score (a number or a
+// string such as "C" or "I"), any further value the grader gave, and where
+// the judgement came from (a scorer's name, a results file).
+type Outcome struct {
+	Passed *bool           `json:"passed,omitempty"`
+	Score  json.RawMessage `json:"score,omitempty"`
+	Value  json.RawMessage `json:"value,omitempty"`
+	Source string          `json:"source,omitempty"`
+}
+
+// End is how a run ended: one of the EndStates and, for an error or a
+// limit, the source's own words.
+type End struct {
+	State   string `json:"state"`
+	Message string `json:"message,omitempty"`
+}
+
+// EndStates are the states a run's end may have.
+func EndStates() []string {
+	return []string{"finished", "submitted", "error", "rejected", "iteration_limit", "cost_limit", "context_limit", "time_limit", "cancelled"}
 }
 
 // Environment is the part of the environment object that ctx itself reads;

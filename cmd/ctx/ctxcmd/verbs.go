@@ -32,7 +32,8 @@ func verbs() []verb {
 		{"push", "send packs to a registry"},
 		{"pull", "fetch packs from a registry"},
 		{"convert", "turn an agent transcript into an execution log"},
-		{"record", "run a traced agent and pack its runs"},
+		{"record", "run a traced agent, or relay a tool server, and pack its runs"},
+		{"serve", "answer a client from a recorded tool server session"},
 	}
 }
 

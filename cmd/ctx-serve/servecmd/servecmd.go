@@ -1,0 +1,178 @@
+// Package servecmd is ctx serve: a recorded MCP session served back as an
+// MCP server, so an agent can be tested against the same world again.
+package servecmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/mcp"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/text"
+)
+
+const name = "ctx-serve"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx serve --mcp [flags] PACK [-- SERVER_CMD [ARGS...]]",
+		Summary:  "Serve a recorded MCP session back to a client, from its pack.",
+		Args:     cli.MinArgs(1, "ctx serve takes the pack of a recorded MCP session (ctx record --mcp)"),
+		Help: `An MCP server on standard input and output (newline-delimited JSON-RPC,
+the stdio transport) that answers from PACK, a session recorded with
+'ctx record --mcp': initialize and tools/list as recorded, and each
+tools/call with the recorded result of the same call: the same tool with
+the same arguments, compared as RFC 8785 canonical JSON (key order and
+number spelling do not matter). Repeated identical calls get the recorded
+answers in recorded order, then the last one again.
+
+A call with no recorded match gets an error result (isError) that names
+the miss, never an invented answer; with --on-miss passthrough it goes to
+the real server given after --, started on first need. --policy sets one
+tool's policy: history (the default), passthrough (always the real
+server) or fail (an error result even when recorded).
+
+A line that is not JSON gets a -32700 error, a JSON value that is not a
+message or a line over --max-message a -32600 error, and the session
+goes on; an unknown method gets -32601.
+
+When the client disconnects, the session served is itself packed (its
+name on standard error; --tag names it), so 'ctx diff RECORDED SERVED'
+shows where the agent went another way. Standard output is the protocol:
+every message of ctx serve goes to standard error.
+Exit status: 0 when the client disconnects; 2 when PACK holds no MCP
+session, or on trouble.`,
+		Examples: `ctx serve --mcp recorded                          # in a client's server config
+ctx serve --mcp --tag served recorded && ctx diff recorded served
+ctx serve --mcp --on-miss passthrough recorded -- npx -y @modelcontextprotocol/server-filesystem .
+ctx serve --mcp --policy write_file=fail recorded`,
+	}
+}
+
+type config struct {
+	store, onMiss string
+	mcp, json     bool
+	tags          cli.Strings
+	policy        cli.Strings
+	maxMessage    int64
+}
+
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.BoolVar(&c.mcp, "mcp", false, "serve the Model Context Protocol (the only protocol served today)")
+	fs.StringVar(&c.onMiss, "on-miss", mcp.PolicyFail, "what a call with no recorded match gets: `fail` (an error result) or passthrough")
+	fs.Var(&c.policy, "policy", "a tool's policy, `TOOL=history|passthrough|fail` (repeatable)")
+	fs.Var(&c.tags, "tag", "name the served session's pack refs/tags/`NAME` (repeatable)")
+	fs.BoolVar(&c.json, "json", false, "print a JSON summary on standard error at the end: {pack, calls, answered_from_recording, misses, passthrough, failed_by_policy}")
+	fs.Int64Var(&c.maxMessage, "max-message", mcp.DefaultMaxMessage>>20, "refuse messages over `MiB` (-32600), in bounded memory")
+}
+
+func (c *config) Check(args []string) error {
+	if !c.mcp {
+		return cli.Usagef("ctx serve needs --mcp (the protocol to serve)")
+	}
+	if c.onMiss != mcp.PolicyFail && c.onMiss != mcp.PolicyPassthrough {
+		return cli.Usagef("--on-miss %q: want fail or passthrough", c.onMiss)
+	}
+	if c.maxMessage <= 0 {
+		return cli.Usagef("--max-message %d: want a positive number of MiB", c.maxMessage)
+	}
+	needServer := c.onMiss == mcp.PolicyPassthrough
+	for _, p := range c.policy {
+		tool, pol, ok := strings.Cut(p, "=")
+		if !ok || tool == "" {
+			return cli.Usagef("--policy %q: want TOOL=history|passthrough|fail", p)
+		}
+		switch pol {
+		case mcp.PolicyHistory, mcp.PolicyFail:
+		case mcp.PolicyPassthrough:
+			needServer = true
+		default:
+			return cli.Usagef("--policy %q: want TOOL=history|passthrough|fail", p)
+		}
+	}
+	if needServer && len(args) < 2 {
+		return cli.Usagef("passthrough needs the real server: ctx serve --mcp PACK -- SERVER_CMD [ARGS...]")
+	}
+	return cli.CheckTags(c.tags)
+}
+
+// Main runs ctx serve with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx serve.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	args, st, err := cli.ParseStore(&cfg, args, usage(), stdout)
+	if err != nil {
+		return err
+	}
+	msg := cli.Messenger{Name: name, W: stderr}
+	// SIGINT or SIGTERM ends the session and packs what was served.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	h, err := st.ResolvePack(args[0])
+	if err != nil {
+		return cli.NameError(err)
+	}
+	m, err := pack.Load(st, h)
+	if err != nil {
+		return cli.NameError(err)
+	}
+	rec, err := mcp.LoadRecording(st, h, m)
+	if err != nil {
+		if errors.Is(err, mcp.ErrNoSession) {
+			return cli.Errorf(cli.ExitTrouble, "%s: %v", args[0], err).WithHint("record one with: ctx record --mcp -- SERVER_CMD [ARGS...]")
+		}
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	now, err := cli.Clock()
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	policy := map[string]string{}
+	for _, p := range cfg.policy {
+		tool, pol, _ := strings.Cut(p, "=")
+		policy[tool] = pol
+	}
+	sess, err := mcp.NewSession("serve", now)
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	defer sess.Close()
+	sum, err := mcp.Serve(ctx, mcp.ServeConfig{
+		Recording: rec, In: stdin, Out: stdout, OnMiss: cfg.onMiss, Policy: policy,
+		Server: args[1:], ServerErr: stderr, MaxMessage: cfg.maxMessage << 20, Session: sess,
+		Refused: func(reason string) { msg.Warnf("%s", reason) }, Now: now,
+	})
+	if err != nil {
+		msg.Warnf("the session ended: %v", err)
+		sess.End("error", err.Error())
+	}
+	pub, perr := mcp.Save(st, sess, pack.SaveOptions{Tags: cfg.tags, Source: "the served session",
+		Options: pack.Options{Root: ".", Store: st, Warn: func(s string) { msg.Warnf("%s", s) }}})
+	if perr != nil {
+		return cli.Wrap(cli.ExitTrouble, fmt.Errorf("cannot pack the served session: %w", perr))
+	}
+	if cfg.json {
+		b, _ := json.Marshal(struct {
+			Pack string `json:"pack"`
+			mcp.ServeSummary
+		}{pub.Hash.URI(), sum})
+		fmt.Fprintf(stderr, "%s\n", b)
+	} else {
+		msg.Notef("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s",
+			text.Plural(sum.Calls, "call"), sum.Recorded, sum.Misses, sum.Passthrough, sum.Refused, pub.Hash.URI())
+	}
+	return nil
+}
