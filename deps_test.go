@@ -28,7 +28,7 @@ func signingPackages() []string {
 func TestVerbsLinkOnlyWhatTheyNeed(t *testing.T) {
 	signs := map[string]bool{"ctx-attest": true, "ctx-key": true, "ctx-pack": true, "ctx-pull": true, "ctx-push": true, "ctx-verify": true}
 	protobuf := map[string]bool{"ctx-record": true}
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./cmd/...").Output()
+	out, err := exec.Command(goTool(t), "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./cmd/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

@@ -7,7 +7,7 @@ package ctx_test
 // (newStoreDir, memStoreDir, writeLargeRun, writeFile, overlappingRuns),
 // killing a program at a chosen moment (killAt, exitCode), and looking at
 // what a store holds afterwards (runFsck, checkIntact, logHashes,
-// readRef, temps). docs/DEVELOPING.md says which file tests what.
+// readRef, temps), and the go command (goTool). docs/DEVELOPING.md says which file tests what.
 
 import (
 	"bytes"
@@ -297,4 +297,15 @@ func logHashes(t *testing.T, st string) map[string]bool {
 		got["ctx://"+strings.TrimPrefix(e.Hash, "sha256:")] = true
 	}
 	return got
+}
+
+// goTool is the go command the tests build programs and list packages
+// with: the one on PATH, else $GOROOT's.
+func goTool(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("go")
+	if err != nil {
+		p = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
+	}
+	return p
 }
