@@ -92,7 +92,9 @@ type record struct {
 }
 
 // AddTraces spools every span of td and returns the ids of the traces it
-// added to, in the order they first appear in td.
+// added to, in the order they first appear in td. A span holding more
+// outside its content than a pack can carry refuses the whole request
+// (*OTelTooLargeError), before anything of it is spooled.
 func (sp *OTelSpool) AddTraces(td ptrace.Traces) ([]string, error) {
 	var recs []record
 	var m ptrace.ProtoMarshaler
@@ -113,6 +115,9 @@ func (sp *OTelSpool) AddTraces(td ptrace.Traces) ([]string, error) {
 			dst := oss.Spans().AppendEmpty()
 			for k := 0; k < ss.Spans().Len(); k++ {
 				s := ss.Spans().At(k)
+				if err := checkSpan(rs.Resource(), ss.Scope(), s); err != nil {
+					return nil, err
+				}
 				s.CopyTo(dst)
 				data, err := m.MarshalTraces(one)
 				if err != nil {
@@ -134,15 +139,7 @@ func (sp *OTelSpool) AddTraces(td ptrace.Traces) ([]string, error) {
 
 // genAISpan reports whether a span's attributes say it is of a GenAI
 // vocabulary, by the mapping's own rule.
-func genAISpan(attrs pcommon.Map) bool {
-	keys := map[string]any{}
-	for _, k := range opKeys() {
-		if v, ok := attrs.Get(k); ok {
-			keys[k] = anyValue(v)
-		}
-	}
-	return spanOp(keys) != ""
-}
+func genAISpan(attrs pcommon.Map) bool { return pdataOp(attrs) != "" }
 
 // OTelLogsAdded says what AddLogs did with a batch of log records.
 type OTelLogsAdded struct {
@@ -179,6 +176,9 @@ func (sp *OTelSpool) AddLogs(ld plog.Logs) (OTelLogsAdded, error) {
 				if lr.TraceID().IsEmpty() {
 					res.NoTrace++
 					continue
+				}
+				if err := checkLog(lr); err != nil {
+					return res, err
 				}
 				lr.CopyTo(dst)
 				data, err := m.MarshalLogs(one)

@@ -63,6 +63,11 @@ type Options struct {
 	RepairIndex bool          // rebuild missing, damaged and stale index entries from their manifests
 	PruneTmp    bool          // remove leftover temporary files
 	Workers     int           // objects rehashed in parallel (default: GOMAXPROCS)
+
+	// afterWalk, when set (by tests), runs between the walk, which finds
+	// the objects manifests name missing, and the report of them: a writer
+	// storing them again meanwhile.
+	afterWalk func()
 }
 
 // Report is what Check found and did.
@@ -108,6 +113,9 @@ func Check(st *store.Store, opts Options) (*Report, error) {
 	c.layout()
 	if err := c.walk(); err != nil {
 		return nil, err
+	}
+	if opts.afterWalk != nil {
+		opts.afterWalk()
 	}
 	c.checkRefs()
 	c.checkIndex()
@@ -558,10 +566,19 @@ func (c *checker) nameBad() {
 	for h, who := range c.namers {
 		if i, ok := c.bad[h]; ok {
 			c.report.Problems[i].Detail += "; " + namedBy(who)
-		} else if who = c.stillNaming(who); len(who) > 0 {
+		} else if who = c.stillNaming(who); len(who) > 0 && c.stillMissing(h) {
 			c.add(Missing, h.String(), namedBy(who))
 		}
 	}
+}
+
+// stillMissing looks for object h again: a writer may have stored it
+// since the walk found it missing (ctx gc deleted it, then a pack naming
+// it was made again), and an object present when fsck ends is not
+// missing.
+func (c *checker) stillMissing(h store.Hash) bool {
+	_, err := c.st.Stat(h)
+	return errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrCorrupt)
 }
 
 // stillNaming leaves out of who the packs whose manifest is gone since

@@ -261,3 +261,40 @@ func TestDamagedSharedObjectIsOneProblem(t *testing.T) {
 		t.Fatalf("detail = %s", d)
 	}
 }
+
+// An object the walk finds missing and a writer stores again before fsck
+// reports it is not missing: ctx gc deleted a removed pack's blobs, the
+// same run was packed again meanwhile, and fsck read its manifest between
+// the two. Before, fsck asked only whether the manifest naming the object
+// was still there, and reported present objects as missing.
+func TestObjectStoredAgainIsNotMissing(t *testing.T) {
+	st := storetest.New(t)
+	const content = "a blob gc deleted and a writer stored again\n"
+	packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "m"}, "prompts": [], "inputs": [{"name": "a.txt", "content": "`+strings.TrimSuffix(content, "\n")+`\n"}], "steps": []}`)
+	blob := store.Sum([]byte(content))
+	if err := os.Remove(st.ObjectPath(blob)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(st, Options{afterWalk: func() {
+		if _, _, err := st.PutObject([]byte(content)); err != nil {
+			t.Error(err)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK {
+		t.Fatalf("problems for an object present when fsck ended: %+v", rep.Problems)
+	}
+	// Still missing at the end: reported.
+	if err := os.Remove(st.ObjectPath(blob)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = Check(st, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || rep.Problems[0].Kind != Missing || rep.Problems[0].Object != blob.String() {
+		t.Fatalf("a missing object: %+v", rep.Problems)
+	}
+}

@@ -23,9 +23,15 @@ import (
 // tests.)
 var (
 	bigLine  = 16 << 20
-	bigValue = 16 << 20
+	bigValue = MaxValueOutsideContent
 	allLong  = false // every line read as long
 )
+
+// MaxValueOutsideContent bounds each value of an event outside its content
+// keys (a step's tool, parameters, metadata), in bytes of JSON, in a line
+// longer than 16 MiB; content has no bound. ctx record refuses a span that
+// would need more.
+const MaxValueOutsideContent = 16 << 20
 
 // readLineUpTo is ReadLine that stops at limit bytes: whole is false when
 // the line goes on beyond what it returns.

@@ -213,9 +213,10 @@ func WriteIndexEntries(st *store.Store, entries []IndexEntry) error {
 }
 
 // Reindex rebuilds the index entry of pack h from its manifest (verified),
-// stamped with the time the manifest object was stored, and writes it.
-// ctx log uses it for a damaged entry, ctx fsck --repair-index for missing
-// ones.
+// stamped with the time the manifest object was stored, and writes it. The
+// caller holds the write lock (ctx pull, ctx tag restoring a removed pack);
+// ctx log's rebuilds go through ReadIndex and Adopt, which write only while
+// they hold the store alone.
 func Reindex(st *store.Store, h store.Hash) (IndexEntry, error) {
 	e, err := RebuildIndexEntry(st, h)
 	if err != nil {

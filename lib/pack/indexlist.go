@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -105,19 +106,16 @@ func readIndex(st *store.Store, now time.Time, compareNames bool) (*Index, error
 	}
 	ix := &Index{Entries: make([]Listed, 0, len(hashes))}
 	read := readEntries(st, hashes)
+	rp := repairer{st: st}
 	for i, h := range hashes {
 		e, err := read[i].entry, read[i].err
 		if err != nil {
-			rebuilt, unsaved, rerr := reindex(st, h)
-			if rerr != nil {
-				ix.Problems = append(ix.Problems, IndexProblem{Hash: h, Listed: err, Err: rerr})
-				continue
-			}
-			ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: err.Error(), Unsaved: unsaved})
-			e = newListed(rebuilt)
+			rp.fix(ix, h, err)
+			continue
 		}
 		ix.Entries = append(ix.Entries, e)
 	}
+	rp.done()
 	if len(ix.Rebuilt) == 0 && len(ix.Problems) == 0 && stamp.Key != "" && now.Sub(stamp.Changed) >= racyWindow {
 		// The cache is derived data: when it cannot be written (a read-only
 		// store), ctx log is only slower.
@@ -205,8 +203,10 @@ func checkEntry(ie IndexEntry) (Listed, error) {
 
 // Adopt adds to the index the packs among hashes that have no entry, such
 // as the pack a ref names in a store whose packs/ was not copied with its
-// objects. Each entry is rebuilt from the manifest and written; a hash that
-// is missing or is not a pack is left alone (ctx fsck reports it).
+// objects. Each entry is rebuilt from the manifest, and written when the
+// store can be held alone (see repairer); a pack taken out of the index by
+// ctx rm (its mark of removal) is not adopted, nor a hash that is missing
+// or is not a pack (ctx fsck reports it).
 func (ix *Index) Adopt(st *store.Store, hashes []store.Hash) {
 	have := make(map[store.Hash]bool, len(ix.Entries)+len(ix.Problems))
 	for _, e := range ix.Entries {
@@ -215,28 +215,81 @@ func (ix *Index) Adopt(st *store.Store, hashes []store.Hash) {
 	for _, p := range ix.Problems {
 		have[p.Hash] = true
 	}
+	rp := repairer{st: st}
+	defer rp.done()
 	for _, h := range hashes {
 		if have[h] {
 			continue
 		}
 		have[h] = true
-		ie, unsaved, err := reindex(st, h)
-		if err != nil {
-			continue
-		}
-		ix.Entries = append(ix.Entries, newListed(ie))
-		ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: "missing", Unsaved: unsaved})
+		rp.fix(ix, h, nil)
 	}
 }
 
-// reindex rebuilds the entry of h from its manifest. When the manifest
-// reads but the entry cannot be written (a store one may read but not
-// write), the entry is still good for listing: that error is returned
-// apart, as unsaved.
-func reindex(st *store.Store, h store.Hash) (e IndexEntry, unsaved, err error) {
-	e, err = Reindex(st, h)
-	if err != nil && e.Hash == h {
-		return e, err, nil
+// repairer rebuilds index entries for a reader (ctx log). A reader must not
+// write while others do: ctx rm takes a pack out of the index (its mark of
+// removal, then its entry deleted, then refs/latest moved) while a reader
+// may have just seen the entry, or a ref naming the pack without an entry,
+// and an entry it wrote then would put the removed pack back. So an entry
+// is written only while the store is held alone (store.TryLockAlone: no
+// writer, no gc), taken at the first entry that needs it; there what the
+// reader looks at again cannot change before it writes. When the store is
+// busy, the entry rebuilt is listed but not written (Unsaved says why): it
+// is derived data, rebuilt the next time.
+type repairer struct {
+	st     *store.Store
+	tried  bool
+	unlock func()
+	busy   error // why nothing is written, when the store is not held alone
+}
+
+func (r *repairer) hold() error {
+	if !r.tried {
+		r.tried = true
+		r.unlock, r.busy = r.st.TryLockAlone()
 	}
-	return e, nil, err
+	return r.busy
+}
+
+func (r *repairer) done() {
+	if r.unlock != nil {
+		r.unlock()
+		r.unlock = nil
+	}
+}
+
+// fix looks again at the entry of h, which could not be read (why), or
+// which a ref names and packs/ lacks (why is nil), and adds to ix what it
+// finds: the entry that reads now, as it is (a pack being published wrote
+// it meanwhile); none for an entry gone while the index was read, or a
+// pack ctx rm took out of the index; else the entry rebuilt from the
+// manifest (Rebuilt), or, for an entry that could not be read, the
+// problem.
+func (r *repairer) fix(ix *Index, h store.Hash, why error) {
+	busy := r.hold()
+	e, _, err := readEntry(r.st, h, nil)
+	switch {
+	case err == nil:
+		ix.Entries = append(ix.Entries, e)
+		return
+	case errors.Is(err, store.ErrNotFound) && (why != nil || r.st.IsRemoved(h)):
+		return
+	}
+	ie, err := RebuildIndexEntry(r.st, h)
+	if err != nil {
+		if why != nil {
+			ix.Problems = append(ix.Problems, IndexProblem{Hash: h, Listed: why, Err: err})
+		}
+		return
+	}
+	unsaved := busy
+	if busy == nil {
+		unsaved = r.st.WriteIndex(h, ie.Encode())
+	}
+	ix.Entries = append(ix.Entries, newListed(ie))
+	reason := "missing"
+	if why != nil {
+		reason = why.Error()
+	}
+	ix.Rebuilt = append(ix.Rebuilt, Rebuilt{Hash: h, Reason: reason, Unsaved: unsaved})
 }

@@ -2,6 +2,7 @@ package pack
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -448,4 +449,101 @@ func TestReadIndexListsEntriesItCannotSave(t *testing.T) {
 	if len(ix.Entries) != 1 || ix.Entries[0].Model != "a" || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Unsaved == nil || len(ix.Problems) != 0 {
 		t.Fatalf("entries=%+v rebuilt=%+v problems=%+v", ix.Entries, ix.Rebuilt, ix.Problems)
 	}
+}
+
+// busy holds the write lock of st's store as another process's writer
+// would, until the returned function is called.
+func busy(t *testing.T, st *store.Store) func() {
+	t.Helper()
+	writer, err := store.Open(st.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock, err := writer.LockWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return unlock
+}
+
+// A reader meets the states ctx rm passes through, and ctx log's other
+// rebuilds, while the store is busy or free. It never puts a removed pack
+// back in the index, and writes an entry only while it holds the store
+// alone.
+func TestAdoptHonoursRemovalAndTheLock(t *testing.T) {
+	const log = `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`
+	entry := func(st *store.Store, h store.Hash) bool { return HasIndexEntry(st, h) }
+
+	t.Run("removed, refs/latest not moved yet", func(t *testing.T) {
+		st := storetest.New(t)
+		h := storedHash(t, packLog(t, st, log))
+		// ctx rm between its entry deleted and refs/latest moved.
+		if err := Unindex(st, h, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		ix, err := ReadIndex(st, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix.Adopt(st, []store.Hash{h})
+		if len(ix.Entries) != 0 || len(ix.Rebuilt) != 0 || entry(st, h) {
+			t.Fatalf("a removed pack was adopted: entries=%+v rebuilt=%+v, entry written: %v", ix.Entries, ix.Rebuilt, entry(st, h))
+		}
+	})
+	t.Run("no entry, store free: rebuilt and written", func(t *testing.T) {
+		st := storetest.New(t)
+		h := storedHash(t, packLog(t, st, log))
+		if err := st.DeleteIndex(h); err != nil {
+			t.Fatal(err)
+		}
+		ix := &Index{}
+		ix.Adopt(st, []store.Hash{h})
+		if len(ix.Entries) != 1 || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Unsaved != nil || !entry(st, h) {
+			t.Fatalf("entries=%+v rebuilt=%+v, entry written: %v", ix.Entries, ix.Rebuilt, entry(st, h))
+		}
+	})
+	t.Run("no entry, a writer at work: listed, not written", func(t *testing.T) {
+		st := storetest.New(t)
+		h := storedHash(t, packLog(t, st, log))
+		if err := st.DeleteIndex(h); err != nil {
+			t.Fatal(err)
+		}
+		defer busy(t, st)()
+		ix := &Index{}
+		ix.Adopt(st, []store.Hash{h})
+		if len(ix.Entries) != 1 || len(ix.Rebuilt) != 1 || !errors.Is(ix.Rebuilt[0].Unsaved, store.ErrBusy) || entry(st, h) {
+			t.Fatalf("entries=%+v rebuilt=%+v, entry written: %v", ix.Entries, ix.Rebuilt, entry(st, h))
+		}
+	})
+	t.Run("entry written meanwhile: listed as it is", func(t *testing.T) {
+		st := storetest.New(t)
+		h := storedHash(t, packLog(t, st, log))
+		ix := &Index{} // read before the pack was published
+		ix.Adopt(st, []store.Hash{h})
+		if len(ix.Entries) != 1 || len(ix.Rebuilt) != 0 {
+			t.Fatalf("entries=%+v rebuilt=%+v", ix.Entries, ix.Rebuilt)
+		}
+	})
+	t.Run("damaged entry, a writer at work: listed, not written", func(t *testing.T) {
+		st := storetest.New(t)
+		h := storedHash(t, packLog(t, st, log))
+		if err := st.WriteIndex(h, []byte("{")); err != nil {
+			t.Fatal(err)
+		}
+		unlock := busy(t, st)
+		ix, err := ReadIndex(st, time.Now())
+		unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := st.ReadIndex(h); string(b) != "{" || len(ix.Entries) != 1 || len(ix.Rebuilt) != 1 || !errors.Is(ix.Rebuilt[0].Unsaved, store.ErrBusy) {
+			t.Fatalf("entry %q; entries=%+v rebuilt=%+v", b, ix.Entries, ix.Rebuilt)
+		}
+		if ix, err = ReadIndex(st, time.Now()); err != nil || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Unsaved != nil {
+			t.Fatalf("store free: %+v, %v", ix, err)
+		}
+		if b, _ := st.ReadIndex(h); string(b) == "{" {
+			t.Fatal("the damaged entry was not rewritten once the store was free")
+		}
+	})
 }

@@ -143,7 +143,13 @@ func (rc *Receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = rc.takeTraces(data, enc)
 	}
 	var spoolErr *spoolError
+	var tooLarge *convert.OTelTooLargeError
 	switch {
+	case errors.As(err, &tooLarge):
+		// Refused now, while the exporter can still act: taken, the span
+		// could not be packed.
+		rc.fail(w, enc, http.StatusRequestEntityTooLarge, err.Error())
+		return
 	case errors.As(err, &spoolErr):
 		rc.fail(w, enc, http.StatusInternalServerError, err.Error())
 		return
@@ -163,6 +169,16 @@ type spoolError struct{ err error }
 
 func (e *spoolError) Error() string { return e.err.Error() }
 
+// spoolFailure is err of the spool: a span refused as too large, or a
+// failure to write the spool.
+func spoolFailure(err error) error {
+	var tooLarge *convert.OTelTooLargeError
+	if errors.As(err, &tooLarge) {
+		return err
+	}
+	return &spoolError{err}
+}
+
 func (rc *Receiver) takeTraces(data []byte, enc encoding) error {
 	req := ptraceotlp.NewExportRequest()
 	var err error
@@ -176,7 +192,7 @@ func (rc *Receiver) takeTraces(data []byte, enc encoding) error {
 	}
 	ids, err := rc.spool.AddTraces(req.Traces())
 	if err != nil {
-		return &spoolError{err}
+		return spoolFailure(err)
 	}
 	if rc.received != nil {
 		rc.received(ids)
@@ -197,7 +213,7 @@ func (rc *Receiver) takeLogs(data []byte, enc encoding) error {
 	}
 	added, err := rc.spool.AddLogs(req.Logs())
 	if err != nil {
-		return &spoolError{err}
+		return spoolFailure(err)
 	}
 	rc.mu.Lock()
 	rc.stats.NotGenAI += added.NotGenAI

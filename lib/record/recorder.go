@@ -1,6 +1,7 @@
 package record
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -221,6 +222,12 @@ func (r *Recorder) store(t *convert.OTelTrace) (Packed, error) {
 	<-done
 	if convErr != nil {
 		return Packed{}, convErr
+	}
+	var syntax *pack.SyntaxError
+	if errors.As(err, &syntax) {
+		// The log is ctx record's own, never seen by the user: a line and
+		// column of it mean nothing to them.
+		return Packed{}, fmt.Errorf("what its spans map to cannot be packed: %s (a span's name, attributes or events)", syntax.Msg)
 	}
 	if err != nil {
 		return Packed{}, err

@@ -23,8 +23,9 @@ import (
 //     it alone while it deletes. So no object a writer found present and is
 //     about to name can be deleted under it, whatever the grace period.
 //   - gc.gate: a writer holds it shared only while it takes gc.lock; ctx gc
-//     holds it alone while it waits for gc.lock, so a stream of writers
-//     cannot keep it waiting for ever.
+//     holds it alone, a moment at a time, while it waits for gc.lock, so a
+//     stream of writers cannot keep it waiting for ever, nor can it keep
+//     writers waiting behind a long one (LockExclusive).
 //
 // A writer also leaves a marker in tmp/ while it holds gc.lock. A writer
 // killed outright cannot remove its temporary files nor its marker; the
@@ -39,8 +40,8 @@ const (
 
 // staleElsewhere is how old a temporary file outside tmp/ and objects/
 // (beside an index entry, a ref, a draft) must be for a sweep to remove it:
-// those are written by writers that may not hold gc.lock (ctx log
-// rebuilding an index entry), each within milliseconds.
+// those are written within milliseconds, some by writers that do not hold
+// gc.lock (ctx log's cache).
 const staleElsewhere = time.Minute
 
 // writeLock is a Store's hold of gc.lock, shared by every writer of the
@@ -120,6 +121,54 @@ func (s *Store) acquireShared(sweep bool) error {
 	s.wl.f = f
 	s.wl.marker = s.makeMarker()
 	return nil
+}
+
+// ErrBusy says that another writer or ctx gc is at work in the store, so it
+// cannot be held alone at once.
+var ErrBusy = errors.New("another writer or 'ctx gc' is at work in the store")
+
+// TryLockAlone holds the store's write lock alone if it can at once: no
+// writer between its first look and its pack indexed (ctx pack, ctx rm,
+// ctx tag...), and no ctx gc at work or waiting. It never waits: when the
+// store is busy it returns ErrBusy. It is for a reader that repairs derived
+// data (ctx log rebuilding an index entry): held alone, what it sees of
+// packs/ and removed/ cannot change before it writes. On a store that
+// cannot be written there is nothing to lock (and nobody can remove a
+// pack), and the hold is empty. A Store of this process that holds the
+// write lock is not alone.
+func (s *Store) TryLockAlone() (unlock func(), err error) {
+	s.wl.mu.Lock()
+	defer s.wl.mu.Unlock()
+	if s.wl.holds > 0 {
+		return nil, ErrBusy
+	}
+	gate, err := s.openLockFile(gateFile)
+	if err != nil {
+		return nil, err
+	}
+	if gate == nil {
+		return func() {}, nil
+	}
+	defer gate.Close() // releases the gate
+	if err := flock(gate, syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrBusy // a gc is waiting
+		}
+		return nil, lockError(gateFile, err)
+	}
+	f, err := s.openLockFile(lockFile)
+	if err != nil || f == nil {
+		return func() {}, err
+	}
+	if err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, ErrBusy
+		}
+		return nil, lockError(lockFile, err)
+	}
+	var once sync.Once
+	return func() { once.Do(func() { f.Close() }) }, nil
 }
 
 func (s *Store) releaseWrites() {
@@ -265,10 +314,27 @@ type Exclusive struct {
 	gate, lock *os.File
 }
 
+// How ctx gc waits for the writers at work without holding up the others:
+// it shuts gc.gate (new writers wait) for at most gateShut while it tries
+// gc.lock, then opens it for giveWay (new writers go in; it still tries,
+// and takes gc.lock if a moment comes when no writer holds it), and again.
+// Writers that overlap for ever cannot keep it out (the gate shut, those at
+// work finish), and a writer never waits for a gc that is itself waiting
+// for more than gateShut.
+const (
+	gateShut   = 250 * time.Millisecond
+	giveWay    = time.Second
+	gatePoll   = 10 * time.Millisecond
+	gatePollUp = 50 * time.Millisecond
+)
+
 // LockExclusive waits until no writer holds the write lock and keeps new
 // writers out until Unlock. waiting, when set, is called once if it has to
-// wait. A Store of this process that holds the write lock itself would
-// wait for ever: that is refused.
+// wait. While it waits behind a writer at work (a long ctx pack stream, a
+// ctx replay --save), new writers are held up for at most a quarter of a
+// second at a time, then let through: it shuts the gate, tries, opens it
+// again, and tries again. A Store of this process that holds the write
+// lock itself would wait for ever: that is refused.
 func (s *Store) LockExclusive(waiting func()) (*Exclusive, error) {
 	s.wl.mu.Lock()
 	held := s.wl.holds > 0
@@ -291,21 +357,67 @@ func (s *Store) LockExclusive(waiting func()) (*Exclusive, error) {
 		}
 		return nil, err
 	}
-	for _, f := range []*os.File{x.gate, x.lock} {
-		err := flock(f, syscall.LOCK_EX|syscall.LOCK_NB)
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	// try takes gc.lock if no writer holds it now.
+	try := func() (bool, error) {
+		err := flock(x.lock, syscall.LOCK_EX|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, syscall.EWOULDBLOCK):
 			if waiting != nil {
 				waiting()
 				waiting = nil
 			}
-			err = flock(f, syscall.LOCK_EX)
+			return false, nil
 		}
-		if err != nil {
+		return false, lockError(lockFile, err)
+	}
+	for {
+		// Writers hold the gate only while they take gc.lock: this waits
+		// for no writer's work.
+		if err := flock(x.gate, syscall.LOCK_EX); err != nil {
 			x.Unlock()
-			return nil, lockError(filepath.Base(f.Name()), err)
+			return nil, lockError(gateFile, err)
+		}
+		got, err := pollLock(try, gateShut, gatePoll)
+		if got || err != nil {
+			if err != nil {
+				x.Unlock()
+				return nil, err
+			}
+			return x, nil
+		}
+		// Writers at work past the moment: let the others through, and
+		// take the store if a moment comes when none holds it. Held
+		// without the gate, gc.lock alone keeps writers out; the gate is
+		// not taken then (a writer holding it waits for gc.lock).
+		if err := flock(x.gate, syscall.LOCK_UN); err != nil {
+			x.Unlock()
+			return nil, lockError(gateFile, err)
+		}
+		got, err = pollLock(try, giveWay, gatePollUp)
+		if got || err != nil {
+			if err != nil {
+				x.Unlock()
+				return nil, err
+			}
+			return x, nil
 		}
 	}
-	return x, nil
+}
+
+// pollLock calls try every poll until it succeeds, fails, or d has passed.
+func pollLock(try func() (bool, error), d, poll time.Duration) (bool, error) {
+	deadline := time.Now().Add(d)
+	for {
+		if got, err := try(); got || err != nil {
+			return got, err
+		}
+		if !time.Now().Before(deadline) {
+			return false, nil
+		}
+		time.Sleep(poll)
+	}
 }
 
 // Unlock lets writers in again.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -235,5 +236,91 @@ func TestWriteLockOnReadOnlyStore(t *testing.T) {
 	unlock()
 	if _, err := st.LockExclusive(nil); err == nil {
 		t.Fatal("gc locked a store it cannot write")
+	}
+}
+
+// A gc waiting behind a long writer (a long pack stream) lets other
+// writers through instead of keeping the gate shut until the long one is
+// done: before, an independent 0.1 s ctx pack waited for the whole of the
+// long writer. The writer here gets in while the long one still holds the
+// lock (the bound is only how long the test waits to call it stuck).
+func TestWaitingGCLetsWritersThrough(t *testing.T) {
+	st := newTestStore(t)
+	unlockLong, err := st.LockWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := make(chan struct{})
+	gc := make(pending, 1)
+	go func() {
+		x, err := other(t, st).LockExclusive(func() { close(waiting) })
+		if err != nil {
+			t.Error(err)
+		}
+		gc <- x
+	}()
+	<-waiting
+	for i := 0; i < 3; i++ {
+		through := make(chan error, 1)
+		go func() {
+			unlock, err := other(t, st).LockWrites()
+			if err == nil {
+				unlock()
+			}
+			through <- err
+		}()
+		select {
+		case err := <-through:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(20 * time.Second):
+			unlockLong()
+			gc.within(time.Minute)
+			<-through
+			t.Fatal("a writer waited behind a gc that waited behind a long writer")
+		}
+	}
+	if gc.within(100 * time.Millisecond) {
+		t.Fatal("gc got the store while the long writer held it")
+	}
+	unlockLong()
+	if !gc.within(20 * time.Second) {
+		t.Fatal("gc did not get the store once the long writer was done")
+	}
+}
+
+// Writers that overlap without a gap do not keep gc out for ever: it
+// shuts the gate and the writers at work finish.
+func TestGCGetsInBetweenOverlappingWriters(t *testing.T) {
+	st := newTestStore(t)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := other(t, st)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				unlock, err := s.LockWrites()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				time.Sleep(30 * time.Millisecond)
+				unlock()
+			}
+		}()
+	}
+	ok := exclusiveWithin(t, other(t, st), 30*time.Second)
+	close(stop)
+	wg.Wait()
+	if !ok {
+		t.Fatal("gc never got the store between overlapping writers")
 	}
 }
