@@ -17,7 +17,8 @@ import (
 // a new import between packages, is added here and in DEVELOPING.md.
 func TestImports(t *testing.T) {
 	allowed := map[string]string{
-		"lib/store":             "",
+		"lib/beneath":           "",
+		"lib/store":             "lib/beneath",
 		"lib/text":              "",
 		"lib/execpath":          "",
 		"lib/pack/jcs":          "",
@@ -28,13 +29,13 @@ func TestImports(t *testing.T) {
 		"lib/cli":               "lib/pack lib/store lib/text",
 		"lib/convert":           "lib/pack lib/pack/agenttool lib/pack/jcs",
 		"lib/diff":              "lib/pack lib/pack/jcs lib/store lib/text",
-		"lib/replay":            "lib/execpath lib/pack lib/pack/agenttool lib/pack/jcs lib/pack/replaystream lib/store lib/text",
+		"lib/replay":            "lib/beneath lib/execpath lib/pack lib/pack/agenttool lib/pack/jcs lib/pack/replaystream lib/store lib/text",
 		"lib/verify":            "lib/pack lib/pack/sidecar lib/store lib/text",
 		"lib/verify/signed":     "lib/attest lib/pack lib/pack/sidecar lib/store lib/verify",
 		"lib/attest":            "lib/pack lib/pack/jcs lib/store",
 		"lib/attest/sigbundle":  "lib/attest lib/pack/jcs",
 		"lib/share":             "lib/pack lib/pack/jcs lib/pack/sidecar lib/store lib/text",
-		"lib/show":              "lib/pack lib/store lib/text",
+		"lib/show":              "lib/pack lib/pack/jcs lib/store lib/text",
 		"lib/bundle":            "lib/pack lib/store lib/text",
 		"lib/fsck":              "lib/pack lib/store lib/text",
 		"lib/gc":                "lib/pack lib/store lib/text",

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -329,14 +330,14 @@ type member struct {
 // other, which params decodes with encoding/json. raw comes from a parsed
 // manifest, so it is valid JSON.
 func plainMembers(raw []byte) ([]member, bool) {
-	i := skipSpace(raw, 0)
+	i := jcs.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
 	var out []member
-	i = skipSpace(raw, i+1)
+	i = jcs.SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return out, skipSpace(raw, i+1) == len(raw)
+		return out, jcs.SkipSpace(raw, i+1) == len(raw)
 	}
 	for i < len(raw) && raw[i] == '"' {
 		end := bytes.IndexByte(raw[i+1:], '"')
@@ -347,22 +348,22 @@ func plainMembers(raw []byte) ([]member, bool) {
 		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			return nil, false
 		}
-		i = skipSpace(raw, i+end+2)
+		i = jcs.SkipSpace(raw, i+end+2)
 		if i >= len(raw) || raw[i] != ':' {
 			return nil, false
 		}
-		start := skipSpace(raw, i+1)
-		stop, ok := valueEnd(raw, start)
-		if !ok {
+		start := jcs.SkipSpace(raw, i+1)
+		stop := jcs.ValueEnd(raw, start)
+		if stop < 0 {
 			return nil, false
 		}
-		out = append(out, member{string(key), bytes.TrimRight(raw[start:stop], " \t\r\n")})
-		i = skipSpace(raw, stop)
+		out = append(out, member{string(key), raw[start:stop]})
+		i = jcs.SkipSpace(raw, stop)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jcs.SkipSpace(raw, i+1)
 			continue
 		}
-		if i >= len(raw) || raw[i] != '}' || skipSpace(raw, i+1) != len(raw) {
+		if i >= len(raw) || raw[i] != '}' || jcs.SkipSpace(raw, i+1) != len(raw) {
 			return nil, false
 		}
 		sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
@@ -374,45 +375,4 @@ func plainMembers(raw []byte) ([]member, bool) {
 		return out, true
 	}
 	return nil, false
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns where the value starting at i ends: at the comma or
-// brace that closes it at depth 0.
-func valueEnd(b []byte, i int) (int, bool) {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i >= len(b) {
-				return 0, false
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i, true
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return i, true
-			}
-		}
-		i++
-	}
-	return 0, false
 }
