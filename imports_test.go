@@ -45,12 +45,14 @@ func TestImports(t *testing.T) {
 		"lib/oci":               "lib/attest lib/pack lib/store lib/text",
 		"lib/secrets":           "lib/pack lib/store",
 		"lib/record":            "lib/convert lib/pack lib/store",
+		"lib/complete":          "lib/execpath lib/pack lib/store",
 		"lib/mcp":               "lib/pack lib/pack/jcs lib/store",
 		"internal/interop":      "",
 		"internal/storetest":    "lib/store",
 		"internal/packtest":     "lib/pack lib/store",
 		"internal/registrytest": "internal/interop",
 		"internal/otelagent":    "",
+		"internal/testprogress": "",
 		"internal/mcpserver":    "",
 	}
 	const module = "github.com/contextsubstrate/ctx/"

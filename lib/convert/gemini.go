@@ -170,6 +170,7 @@ func convertGemini(r *bufio.Reader, w *writer) error {
 
 // record reads one line of a session-*.jsonl.
 func (g *gemini) record(n node, m map[string]any) error {
+	g.w.tally.census(m)
 	switch {
 	case n.line == 1 && m["sessionId"] != nil && m["type"] == nil:
 		if err := g.meta(n, m); err != nil {
@@ -375,7 +376,8 @@ func (g *gemini) message(n node) error {
 	}
 	// info, error and warning messages are the CLI's own: events.
 	meta = setIf(meta, "extra", rest(m, "id", "timestamp", "type", "content"))
-	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
+	// An info message is the CLI's bookkeeping; errors and warnings stay.
+	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta, Bookkeeping: typ == "info"}
 	if has {
 		s.Output = &text
 	}
@@ -434,7 +436,7 @@ func (g *gemini) gemini(n node, m map[string]any, text string, has bool, ts stri
 		if tts == "" {
 			tts = ts
 		}
-		if _, err := g.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &desc, Timestamp: tts, Meta: tm}); err != nil {
+		if _, err := g.q.add(thinking(model, &desc, tts, tm)); err != nil {
 			return err
 		}
 	}

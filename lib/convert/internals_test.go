@@ -108,7 +108,9 @@ func TestStepsPairing(t *testing.T) {
 		{"parallel, answered backwards", []op{{"call", "a", "t1"}, {"call", "b", "t2"}, {"model", "", "m"}, {"result", "b", "r2"}, {"result", "a", "r1"}}, []string{"t1:r1", "t2:r2", "model:m"}, 0, 0},
 		{"reused id", []op{{"call", "x", "t1"}, {"result", "x", "r1"}, {"call", "x", "t2"}, {"result", "x", "r2"}}, []string{"t1:r1", "t2:r2"}, 0, 0},
 		{"reused id, both open", []op{{"call", "x", "t1"}, {"call", "x", "t2"}, {"result", "x", "r1"}, {"result", "x", "r2"}}, []string{"t1:r1", "t2:r2"}, 0, 0},
-		{"orphan result", []op{{"result", "z", "r"}}, []string{"named:r"}, 0, 1},
+		// An orphan result is an event, not a call (the tool it names is kept in
+		// metadata).
+		{"orphan result", []op{{"result", "z", "r"}}, []string{"orphan_result:r"}, 0, 1},
 		{"no result", []op{{"call", "a", "t1"}, {"model", "", "m"}}, []string{"t1:", "model:m"}, 1, 0},
 	}
 	for _, c := range cases {

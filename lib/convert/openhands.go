@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"strconv"
-	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
@@ -25,17 +23,7 @@ import (
 
 // openHandsEvents returns the event list: the document itself, or the
 // history (or events) of a record.
-func openHandsEvents(n node) (node, bool) {
-	if _, ok := n.arr(); ok {
-		return n, true
-	}
-	for _, k := range []string{"events", "history"} {
-		if _, ok := n.key(k).arr(); ok {
-			return n.key(k), true
-		}
-	}
-	return node{}, false
-}
+func openHandsEvents(n node) (node, bool) { return listIn(n, "events", "history") }
 
 func isOpenHands(v any) bool {
 	evs, ok := openHandsEvents(root(v, 0))
@@ -81,49 +69,7 @@ func isOpenHandsRecordLine(line []byte) bool {
 // (ctx pack - stores each as a pack). --record ID keeps only the record of
 // that instance.
 func convertOpenHandsRecords(r *bufio.Reader, w *writer) error {
-	pick := w.opts.Record
-	var ids []string
-	runs := 0
-	var line []byte
-	for lineNo := 1; ; lineNo++ {
-		var err error
-		line, err = pack.ReadLine(r, line[:0])
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			v, derr := jcs.Decode(t)
-			if derr != nil {
-				return jsonError(t, derr, lineNo)
-			}
-			n := root(v, lineNo)
-			if _, err := n.needObj(); err != nil {
-				return err
-			}
-			id := eventID(n.key("instance_id").v)
-			ids = append(ids, id)
-			if pick == "" || id == pick {
-				rw := w
-				if runs > 0 {
-					rw = w.another()
-				}
-				runs++
-				if err := convertOpenHandsRecord(n, rw); err != nil {
-					return err
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	if pick != "" && runs == 0 {
-		return &InputError{Msg: fmt.Sprintf("no record %q (instance_id) in the file (records: %s)", pick, strings.Join(ids, ", "))}
-	}
-	if runs > 1 {
-		w.notef("%d run records, written as %d logs one after another (ctx pack - stores each; --record ID picks one)", runs, runs)
-	}
-	return nil
+	return eachRecord(r, w, func(n node) string { return eventID(n.key("instance_id").v) }, convertOpenHandsRecord)
 }
 
 func convertOpenHands(d *document, w *writer) error {
@@ -302,7 +248,7 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 		// Actions of the environment or the user other than messages
 		// (agent state changes...): events.
 		meta = setIf(meta, "args", args)
-		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta})
+		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta, Bookkeeping: act == "change_agent_state"})
 		return err
 	}
 }
@@ -448,7 +394,8 @@ func (o *openHands) observation(e node, m map[string]any, obs, id, source, ts st
 	meta = setIf(meta, "cause", m["cause"])
 	meta = setIf(meta, "source", source)
 	meta = setIf(meta, "extras", extras)
-	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta}
+	// The runtime's notes of its own state are bookkeeping.
+	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta, Bookkeeping: obs == "agent_state_changed"}
 	if text != "" {
 		s.Output = &text
 	}

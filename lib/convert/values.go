@@ -384,3 +384,17 @@ func jsonText(v any) (string, error) {
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
+
+// listIn returns n when it is an array, else the first of keys of n that
+// holds one: the list a format keeps bare or inside a record.
+func listIn(n node, keys ...string) (node, bool) {
+	if _, ok := n.arr(); ok {
+		return n, true
+	}
+	for _, k := range keys {
+		if _, ok := n.key(k).arr(); ok {
+			return n.key(k), true
+		}
+	}
+	return node{}, false
+}

@@ -68,6 +68,21 @@ func (m *Manifest) Tools() []string {
 	return out
 }
 
+// Rejected is the number of steps refused before they ran (outcome
+// "rejected"), wherever the steps are held.
+func (m *Manifest) Rejected() int {
+	if m.spill != nil {
+		return m.spill.refused
+	}
+	n := 0
+	for i := range m.Steps {
+		if m.Steps[i].Outcome == OutcomeRejected {
+			n++
+		}
+	}
+	return n
+}
+
 // Release removes the scratch file of a manifest whose steps were kept in
 // one; it can no longer be encoded afterwards. It does nothing for any
 // other manifest.

@@ -92,6 +92,7 @@ func Parse(h store.Hash, raw []byte) (*pack.Manifest, error) {
 type Pack struct {
 	*pack.Manifest
 	Steps        int
+	Rejected     int // steps refused before they ran
 	toolW, typeW int
 	each         func(fn func(*pack.Step) error) error
 }
@@ -132,6 +133,9 @@ func InMemory(m *pack.Manifest) *Pack {
 func (p *Pack) measure(s *pack.Step) error {
 	p.toolW = max(p.toolW, min(utf8.RuneCountInString(s.Tool), 24))
 	p.typeW = max(p.typeW, utf8.RuneCountInString(s.Type))
+	if s.Outcome == pack.OutcomeRejected {
+		p.Rejected++
+	}
 	return nil
 }
 
@@ -185,7 +189,11 @@ func Summary(w io.Writer, st *store.Store, p *Pack, paint func(code, s string) s
 		fmt.Fprintf(w, "  %-*s  %9s  %s\n", width, f.Name, text.Size(f.Size), dim(f.ContentRef.Short()))
 	}
 
-	fmt.Fprintf(w, "\n%s (%d)\n", bold("steps"), p.Steps)
+	if p.Rejected > 0 {
+		fmt.Fprintf(w, "\n%s (%d, %d rejected)\n", bold("steps"), p.Steps, p.Rejected)
+	} else {
+		fmt.Fprintf(w, "\n%s (%d)\n", bold("steps"), p.Steps)
+	}
 	if p.Steps > 0 {
 		toolW, typeW := p.toolW, p.typeW
 		idxW := len(fmt.Sprint(p.Steps - 1))
@@ -194,6 +202,11 @@ func Summary(w io.Writer, st *store.Store, p *Pack, paint func(code, s string) s
 			out := "-"
 			if s.OutputSize != nil {
 				out = text.Size(*s.OutputSize)
+			}
+			// A refused call never ran: its output is the refusal, and
+			// the mark says so where the eye looks for what it gave.
+			if s.Outcome == pack.OutcomeRejected {
+				out = "rejected"
 			}
 			det := "no"
 			if s.Deterministic {

@@ -61,7 +61,7 @@ func (s *Store) resolve(name, what string, packs bool) (Hash, error) {
 	case !explicit && name == LatestRef:
 		h, err := s.ReadRef(LatestRef)
 		if errors.Is(err, ErrNotFound) {
-			return Hash{}, fmt.Errorf("no pack is named latest yet: the store has no packs (run 'ctx pack')")
+			return Hash{}, s.noLatest()
 		}
 		return h, err
 	case isHex(hx) && len(hx) == 64:
@@ -156,4 +156,14 @@ func (e *notFound) Is(target error) bool { return target == ErrNotFound }
 
 func notFoundf(format string, args ...any) error {
 	return &notFound{msg: fmt.Sprintf(format, args...)}
+}
+
+// noLatest says why "latest" names nothing: the store has no packs, or
+// refs/latest is missing while the index has some (a store from before
+// import and pull set it, or a ref removed by hand).
+func (s *Store) noLatest() error {
+	if packs, err := s.IndexedPacks(); err == nil && len(packs) > 0 {
+		return fmt.Errorf("no pack is named latest: refs/latest is missing, but the index has %d pack(s); name one by hash or tag ('ctx log' lists them)", len(packs))
+	}
+	return fmt.Errorf("no pack is named latest yet: the store has no packs (run 'ctx pack')")
 }

@@ -27,6 +27,7 @@ const (
 	Corrupt      Status = "corrupt"       // the pack is there but some of its objects are missing or damaged
 	Signed       Status = "signed"        // verified, and an attestation signed by the --key covers it
 	BadSignature Status = "bad_signature" // verified, but its attestations fail under the --key: another key, altered, or not about it
+	Unsigned     Status = "unsigned"      // verified, but its pack has no attestation for the --key to check
 )
 
 // Problem is a missing or damaged object of a pack's closure.

@@ -31,7 +31,6 @@ type Verdict struct {
 // signatures is what a Verifier needs to check signatures.
 type signatures struct {
 	checker KeyChecker
-	require bool
 	stored  map[store.Hash][]store.Hash // the store's attestations of each pack met, read once
 }
 
@@ -39,22 +38,22 @@ type signatures struct {
 // or pack that would be verified is signed when an attestation of its pack
 // signed by that key names its digest as a subject, and bad_signature when
 // the pack has attestations but none does (another key signed them, one
-// was altered, or none is about it). With require, one that has no
-// attestation at all does not pass (see Pass).
-func (v *Verifier) WithKey(c KeyChecker, require bool) {
-	v.keys = &signatures{checker: c, require: require, stored: map[store.Hash][]store.Hash{}}
+// was altered, or none is about it), and unsigned when the pack has no
+// attestation at all: who passes a key asks whether that key signed it.
+func (v *Verifier) WithKey(c KeyChecker) {
+	v.keys = &signatures{checker: c, stored: map[store.Hash][]store.Hash{}}
 }
 
 // Pass reports whether the report is a pass: verified, or signed; with
-// WithKey's require, only signed.
+// WithKey, only signed.
 func (v *Verifier) Pass(r Report) bool {
-	if v.keys != nil && v.keys.require {
+	if v.keys != nil {
 		return r.Status == Signed
 	}
 	return r.Status == Verified || r.Status == Signed
 }
 
-// checkSignature turns a verified report into signed or bad_signature when
+// checkSignature turns a verified report into signed, bad_signature or unsigned when
 // v checks signatures. The attestations looked at are those the store
 // records for pack h and those the sidecar lists (listed), each once: a
 // sidecar can point at an attestation, but cannot hide one. Subject o is
@@ -89,8 +88,8 @@ func (v *Verifier) checkSignature(r *Report, h store.Hash, listed []string, o pa
 		r.Status, r.Envelope = Signed, verdict.Attestation.String()
 	case verdict.Reason != "":
 		r.Status, r.Envelope, r.Reason = BadSignature, verdict.Attestation.String(), verdict.Reason
-	case v.keys.require:
-		r.Reason = fmt.Sprintf("pack %s has no attestation, so nothing signed by key %s covers it", h, c.KeyID())
+	default:
+		r.Status, r.Reason = Unsigned, fmt.Sprintf("pack %s has no attestation, so nothing signed by key %s covers it", h, c.KeyID())
 	}
 	return nil
 }

@@ -2,6 +2,7 @@
 package packcmd
 
 import (
+	"cmp"
 	"context"
 	"crypto"
 	"flag"
@@ -41,9 +42,10 @@ problem with its JSON path, and nothing is stored.
 For every output whose file exists under the root (given by path, or by
 name relative to the root), a provenance sidecar <file>.ctx.json is written
 beside it, naming the pack and the output's recorded hash (see 'ctx
-verify'); --no-sidecars turns this off. A file at that path that is not a
-ctx sidecar is never overwritten, and a file that differs from the recorded
-output is warned about.
+verify'); --no-sidecars turns this off. A file that is not a ctx sidecar is
+never overwritten; a file that differs from the recorded output is warned
+about. From standard input only a file holding the recorded bytes gets one,
+and a converted transcript (ctx convert) none unless --sidecars.
 
 --sign KEY also signs the pack as 'ctx attest --key KEY' does, and adds the
 attestation to the sidecars written; --json then has "attestation".`,
@@ -62,6 +64,7 @@ type config struct {
 	out        cli.Output
 	tags       cli.Strings
 	noSidecars bool
+	sidecars   bool
 	rehash     bool
 	sign       string
 }
@@ -73,6 +76,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.OutputFlags(fs, &c.out, cli.Human, "print {hash, uri, objects_written, objects_reused, bytes_written}", "print ctx://<hex>")
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "do not write <output>.ctx.json provenance sidecars")
+	fs.BoolVar(&c.sidecars, "sidecars", false, "write sidecars for a converted transcript or a log from standard input too")
 	fs.BoolVar(&c.rehash, "rehash", false, "read and hash every file given by path, even one the stat cache knows unchanged")
 	fs.StringVar(&c.sign, "sign", "", "sign the pack's provenance with the private key in `FILE` (see ctx attest)")
 }
@@ -101,16 +105,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer in.Close()
-	root := cfg.root
-	if root == "" {
-		root = in.Dir()
-	}
+	root := cmp.Or(cfg.root, in.Dir())
 	if err := cli.CheckTags(cfg.tags); err != nil {
 		return err
 	}
 	// Several logs one after another (ctx convert of an OpenHands
 	// output.jsonl) are stored as several packs, each as it is read.
-	logs := pack.NewLogs(in)
+	logs, sidecars := pack.NewLogs(in), sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
 	for log := logs.Next(); log != nil; log = logs.Next() {
 		src := in.Name
 		if logs.Index() > 1 {
@@ -126,6 +127,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if err != nil {
 			return cli.Wrap(cli.ExitTrouble, err)
 		}
+		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, func(s string) { msg.Notef("%s", s) })
 		if !cfg.noSidecars {
 			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
 		}

@@ -34,6 +34,7 @@ func verbs() []verb {
 		{"convert", "turn an agent transcript into an execution log"},
 		{"record", "run a traced agent, or relay a tool server, and pack its runs"},
 		{"serve", "answer a client from a recorded tool server session"},
+		{"completion", "print a shell completion script"},
 	}
 }
 

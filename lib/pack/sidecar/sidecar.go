@@ -464,3 +464,59 @@ func EachArtifact(artifacts []pack.Artifact, warn func(string), f func(a pack.Ar
 		}
 	}
 }
+
+// Choice says which of the artifacts ctx pack found get a sidecar.
+type Choice struct {
+	Asked bool // --sidecars: every artifact, whatever the log
+	Piped bool // the log came from standard input
+}
+
+// Choose keeps the artifacts that get a sidecar. A log from a pipe (ctx
+// convert SESSION | ctx pack -) describes files of another machine or
+// time, found here only by their names relative to the current directory:
+// a file there is the run's output only if it holds the recorded bytes. A
+// converted transcript (its metadata names a source_format) gets none at
+// all unless asked: its outputs were written elsewhere, long ago. Each
+// output left out is passed to note.
+func (c Choice) Choose(m *pack.Manifest, artifacts []pack.Artifact, note func(string)) []pack.Artifact {
+	if c.Asked || len(artifacts) == 0 {
+		return artifacts
+	}
+	if format := sourceFormat(m.Metadata); format != "" {
+		note(fmt.Sprintf("%s of this %s transcript %s here; no sidecar written beside a file a converted run did not write on this machine (--sidecars writes them)",
+			text.Plural(len(artifacts), "output"), format, pluralVerb(len(artifacts))))
+		return nil
+	}
+	if !c.Piped {
+		return artifacts
+	}
+	out := artifacts[:0]
+	for _, a := range artifacts {
+		o := m.Outputs[a.Output]
+		if got, err := HashFile(a.Path); err != nil || got != o.ContentRef {
+			note(fmt.Sprintf("outputs[%d]: %s is not the file the run recorded; no sidecar written (the log came from standard input; --sidecars writes it anyway)", a.Output, o.Name))
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// sourceFormat is the metadata's source_format, which ctx convert sets to
+// the transcript's format.
+func sourceFormat(meta json.RawMessage) string {
+	var m struct {
+		SourceFormat string `json:"source_format"`
+	}
+	if len(meta) == 0 || json.Unmarshal(meta, &m) != nil {
+		return ""
+	}
+	return m.SourceFormat
+}
+
+func pluralVerb(n int) string {
+	if n == 1 {
+		return "has a file of its name"
+	}
+	return "have files of their names"
+}

@@ -107,7 +107,7 @@ func AttestPack(ctx context.Context, st *store.Store, m *pack.Manifest, opts Att
 // WithKeyFile makes v check signatures (verify.Verifier.WithKey) by the
 // public key in the file at path (see attest.ParsePublicKey), for ctx
 // verify --key.
-func WithKeyFile(v *verify.Verifier, path string, require bool) error {
+func WithKeyFile(v *verify.Verifier, path string) error {
 	pub, err := attest.ReadPublicKeyFile(path)
 	if err != nil {
 		return err
@@ -116,7 +116,7 @@ func WithKeyFile(v *verify.Verifier, path string, require bool) error {
 	if err != nil {
 		return err
 	}
-	v.WithKey(keyChecker{c}, require)
+	v.WithKey(keyChecker{c})
 	return nil
 }
 

@@ -63,7 +63,7 @@ func TestSignPackAndAttestPack(t *testing.T) {
 
 	for _, key := range []*attest.Checker{checker(t, key1.Public()), checker(t, key2.Public())} {
 		v := verify.New(f.Store)
-		v.WithKey(keyChecker{key}, true)
+		v.WithKey(keyChecker{key})
 		rep, err := v.Artifact(f.Path("a.md"))
 		if err != nil || rep.Status != verify.Signed || !v.Pass(rep) {
 			t.Errorf("key %s: %s (%s), %v", key.KeyID(), rep.Status, rep.Reason, err)
