@@ -22,12 +22,13 @@ func signingPackages() []string {
 // its work needs (as go-containerregistry's cmd/crane/depcheck_test.go
 // does): only the verbs that sign or check signatures (attest, key, pack
 // --sign, push and pull with their attestations, verify --key) link the
-// signing code, and only those and ctx record (OTLP) link protobuf. A
-// verb that only reads (cat, log, show, diff, checkout, fork, ...) stays
-// small and quick to start.
+// signing code, and only those, ctx record (OTLP) and ctx suite (Parquet)
+// link protobuf. A verb that only reads (cat, log, show, diff, checkout,
+// fork, ...) stays small and quick to start.
 func TestVerbsLinkOnlyWhatTheyNeed(t *testing.T) {
 	signs := map[string]bool{"ctx-attest": true, "ctx-key": true, "ctx-pack": true, "ctx-pull": true, "ctx-push": true, "ctx-verify": true}
-	protobuf := map[string]bool{"ctx-record": true}
+	// protobuf comes with OTLP (record) and with parquet-go (suite's tables).
+	protobuf := map[string]bool{"ctx-record": true, "ctx-suite": true}
 	out, err := exec.Command(goTool(t), "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./cmd/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)

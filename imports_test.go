@@ -45,6 +45,8 @@ func TestImports(t *testing.T) {
 		"lib/oci":               "lib/attest lib/pack lib/store lib/text",
 		"lib/secrets":           "lib/pack lib/store",
 		"lib/record":            "lib/convert lib/pack lib/store",
+		"lib/suite":             "lib/convert lib/diff lib/pack lib/pack/jcs lib/store lib/text",
+		"lib/suite/tables":      "lib/pack lib/store lib/suite",
 		"lib/complete":          "lib/execpath lib/pack lib/store",
 		"lib/mcp":               "lib/pack lib/pack/jcs lib/store",
 		"internal/interop":      "",
@@ -105,4 +107,30 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestParquetOnlyInSuiteTables holds the Parquet library to the one
+// package that writes Parquet (ctx suite export), so no other verb links
+// it.
+func TestParquetOnlyInSuiteTables(t *testing.T) {
+	for _, root := range []string{"lib", "cmd", "internal"} {
+		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			for _, imp := range f.Imports {
+				if strings.HasPrefix(strings.Trim(imp.Path.Value, `"`), "github.com/parquet-go/") && filepath.ToSlash(filepath.Dir(path)) != "lib/suite/tables" {
+					t.Errorf("%s imports %s: only lib/suite/tables may", path, imp.Path.Value)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-rm/rmcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-serve/servecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-suite/suitecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-tag/tagcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-verify/verifycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx/ctxcmd"
@@ -74,6 +75,7 @@ func TestMain(m *testing.M) {
 		"ctx-rm":         func() { os.Exit(rmcmd.Main()) },
 		"ctx-serve":      func() { os.Exit(servecmd.Main()) },
 		"ctx-show":       func() { os.Exit(showcmd.Main()) },
+		"ctx-suite":      func() { os.Exit(suitecmd.Main()) },
 		"ctx-tag":        func() { os.Exit(tagcmd.Main()) },
 		"ctx-verify":     func() { os.Exit(verifycmd.Main()) },
 		"jq":             func() { os.Exit(runJQ(os.Args[1:])) },
@@ -98,6 +100,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
 			env.Setenv("NPM", filepath.Join(root, "testdata", "npm"))
+			env.Setenv("NODE_PATH", filepath.Join(root, "testdata", "npm", "node_modules"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			env.Setenv("PATH", agent+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
@@ -121,7 +124,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 // (unshare -m, as root), so a script can mount a small or read-only
 // filesystem that no one else sees and that vanishes with it.
 // [interop:NAME] holds where the real program NAME (docker-registry,
-// chromium, oras, cosign) is installed; see internal/interop.
+// chromium, oras, cosign; duckdb-node: node with @duckdb/node-api) is
+// installed; see internal/interop.
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "mountns":

@@ -367,6 +367,7 @@ func convertOpenAI(d *document, w *writer) error {
 		r.Parameters = params
 		r.Metadata = setIf(r.Metadata, "record", extra)
 		r.Created = unixTime(m["created"], 0)
+		r.Task, r.Outcome = rewardRecord(m)
 	}
 	sys, text, err := findSystem(msgs)
 	if err != nil {

@@ -22,7 +22,8 @@ type Options struct {
 	// Model is the model identifier for transcripts that name none.
 	Model string
 	// Sample picks one sample of an Inspect log by id (or id:epoch); ""
-	// or "all" converts every sample as one run.
+	// or "all" converts every sample, each sample and epoch a log of its
+	// own.
 	Sample string
 	// Record picks one record of a file of run records (an OpenHands
 	// output.jsonl, NeMo Gym rollouts) by its instance_id (or a name the
@@ -88,6 +89,7 @@ func Formats() []Format {
 		{Name: "responses", Summary: "OpenAI Responses API items (input/output arrays, a response)", doc: convertResponses, detect: isResponses},
 		{Name: "cline", Summary: "Cline api_conversation_history.json (Anthropic messages)", doc: convertCline, detect: isCline},
 		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect, zip: "an Inspect .eval log"},
+		{Name: "swe-spans", Summary: "SWE-bench span export ({instance_id, session_id, trajectory: llm_call/tool_call/judge_call})", doc: convertSpanTrajectory, detect: isSpanTrajectory},
 		{Name: "swe-agent", Summary: "SWE-agent trajectory (.traj)", doc: convertSWEAgent, detect: isSWEAgent},
 		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel, multi: true},
 		{Name: "openhands-v1", Summary: "OpenHands V1 (software-agent-sdk) events: a list, {items}, or the event files concatenated", doc: convertOpenHandsV1, detect: isOpenHandsV1, multi: true},
@@ -159,7 +161,12 @@ func (e *UnknownFormatError) Error() string {
 }
 
 // UndetectedError is input whose format could not be recognised.
-type UndetectedError struct{ Why string }
+type UndetectedError struct {
+	Why string
+	// Log is set when the input is an execution log already, to be
+	// packed as it is.
+	Log bool
+}
 
 // Error says what the input looks like and how to choose a format.
 func (e *UndetectedError) Error() string {
@@ -333,7 +340,7 @@ func convertDoc(br *bufio.Reader, f Format, w *writer, opts Options) (string, er
 		}
 		if f.Name == "" {
 			if isExecutionLog(d.values[0]) {
-				return "", &UndetectedError{Why: "it is an execution log already; pack it as it is (ctx pack FILE)"}
+				return "", &UndetectedError{Why: "it is an execution log already; pack it as it is (ctx pack FILE)", Log: true}
 			}
 			return "", &UndetectedError{Why: describe(d.values[0]) + "; give --from " + strings.Join(FormatNames(), "|")}
 		}

@@ -241,3 +241,9 @@ func FuzzAider(f *testing.F) {
 		"\n# aider chat started at x\n\n#### q  \n\n```bash\nmake\n```\n\n> make  \n> Run shell command? [Y/n] n  \n")
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "aider", data) })
 }
+
+func FuzzSpanTrajectory(f *testing.F) {
+	f.Add([]byte(`{"instance_id":"a__b-1","session_id":"s","trajectory":[{"type":"llm_call","model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"fix"}],"response":"ls","tool_calls":[{"name":"bash"}],"timestamp":"2026-01-01T00:00:00Z"},{"type":"tool_call","tool":"bash","arguments":"{\"cmd\":\"ls\"}","result":{"out":"a"},"timestamp":"2026-01-01T00:00:01Z"},{"type":"judge_call","verdict":"ok"}]}`))
+	f.Add([]byte(`{"instance_id":"x","session_id":"s","trajectory":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "swe-spans", data) })
+}

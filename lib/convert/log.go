@@ -24,6 +24,7 @@ type runFields struct {
 	Metadata     map[string]any
 	Task         *pack.Task    // which task of a benchmark the run was
 	Outcome      *pack.Outcome // how the run was judged
+	End          *pack.End     // how the run ended
 }
 
 // stepRec is one step of the log before it is written.
@@ -154,6 +155,7 @@ func (w *writer) run(r runFields) error {
 		Metadata:     w.clean(r.Metadata),
 		Task:         r.Task,
 		Outcome:      r.Outcome,
+		End:          r.End,
 	}
 	if err := w.enc.Encode(ev); err != nil {
 		return err

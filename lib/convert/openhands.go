@@ -99,7 +99,8 @@ func convertOpenHandsRecord(n node, w *writer) error {
 	}
 	var r runFields
 	r.Metadata = map[string]any{"source_format": "openhands"}
-	var patch string
+	var patch, recErr, lastState string
+	finished := false
 	if m, ok := n.obj(); ok {
 		rec := rest(m, "events", "history")
 		// The instruction is the user's first message; the patch is an
@@ -110,7 +111,12 @@ func convertOpenHandsRecord(n node, w *writer) error {
 		if tr, ok := rec["test_result"].(map[string]any); ok {
 			patch, _ = tr["git_patch"].(string)
 			rec["test_result"] = rest(tr, "git_patch")
+			r.Outcome = openHandsOutcome(tr)
 		}
+		if id := eventID(m["instance_id"]); id != "" {
+			r.Task = &pack.Task{ID: id}
+		}
+		recErr, _ = m["error"].(string)
 		r.Metadata = setIf(r.Metadata, "record", rec)
 		if llm, ok := n.key("metadata").key("llm_config").obj(); ok {
 			r.Parameters, _ = splitRecord(llm)
@@ -139,8 +145,16 @@ func convertOpenHandsRecord(n node, w *writer) error {
 		if a := e.key("action").string(); a == "system" && r.SystemPrompt == nil {
 			s := e.key("args").key("content").string()
 			r.SystemPrompt = &s
+		} else if a == "finish" {
+			finished = true
+		}
+		if e.key("observation").string() == "agent_state_changed" {
+			if st := e.key("extras").key("agent_state").string(); st != "" {
+				lastState = st
+			}
 		}
 	}
+	r.End = openHandsEnd(recErr, lastState, finished)
 	if respModel != "" {
 		// The model that answered names the run, as in an event stream
 		// without its record.
@@ -169,6 +183,26 @@ func convertOpenHandsRecord(n node, w *writer) error {
 		w.files.set("git_patch.diff", patch, w.steps-1)
 	}
 	return w.close(r)
+}
+
+// openHandsOutcome reads an evaluated record's test_result: its report's
+// (or its own) resolved says passed; the report is the value.
+func openHandsOutcome(tr map[string]any) *pack.Outcome {
+	report, _ := tr["report"].(map[string]any)
+	resolved, ok := report["resolved"].(bool)
+	src := "openhands:test_result.report"
+	if !ok {
+		resolved, ok = tr["resolved"].(bool)
+		src = "openhands:test_result"
+	}
+	if !ok {
+		return nil
+	}
+	o := &pack.Outcome{Passed: &resolved, Source: src}
+	if len(report) > 0 {
+		o.Value = rawJSON(report)
+	}
+	return o
 }
 
 // firstUserMessage is the text of the first message the user sent.

@@ -385,6 +385,13 @@ func jsonText(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
+// rawJSON is v as compact JSON, for the outcome's score and value (v is
+// made of decoded JSON, so it always encodes).
+func rawJSON(v any) json.RawMessage {
+	s, _ := jsonText(v)
+	return json.RawMessage(s)
+}
+
 // listIn returns n when it is an array, else the first of keys of n that
 // holds one: the list a format keeps bare or inside a record.
 func listIn(n node, keys ...string) (node, bool) {

@@ -412,6 +412,38 @@ func (c *collector) refs() {
 		}
 		c.root(h, path, BadRef)
 	}
+	c.suites()
+}
+
+// suites marks each suite object refs/suites/ names and every pack it
+// lists (ctx suite), so a pack taken out of the index by ctx rm stays
+// while a suite names it.
+func (c *collector) suites() {
+	names, err := c.st.SuiteRefs()
+	if err != nil {
+		c.problem(Unreadable, "refs/suites/", text.UnwrapPath(err).Error())
+		c.block("refs/suites/ cannot be read")
+		return
+	}
+	for _, name := range names {
+		path := "refs/suites/" + name
+		h, err := c.st.ReadSuiteRef(name)
+		if err != nil {
+			c.problem(BadRef, path, text.UnwrapPath(err).Error())
+			c.block(path + " does not hold a hash")
+			continue
+		}
+		c.reach(h, path)
+		f, err := c.st.Open(h)
+		if err == nil {
+			err = scanRefs(f, func(p store.Hash) { c.reach(p, "suite "+name) })
+			f.Close()
+		}
+		if err != nil {
+			c.problem(Unreadable, path, text.UnwrapPath(err).Error())
+			c.block(path + " names a suite that cannot be read")
+		}
+	}
 }
 
 // drafts marks every object a draft names.
@@ -492,6 +524,12 @@ func (c *collector) plan(x *store.Exclusive) {
 		}
 		return
 	}
+	// A packed file is rewritten once, without everything that goes.
+	all := make([]store.Hash, 0, len(packs)+len(blobs))
+	for _, r := range append(packs, blobs...) {
+		all = append(all, r.Object)
+	}
+	x.PlanRemovals(all)
 	gone := map[store.Hash]bool{}
 	remove := func(list []Removed) []store.Hash {
 		var done []store.Hash

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -34,6 +33,9 @@ type IndexEntry struct {
 	// Rejected counts the steps refused before they ran (outcome
 	// "rejected"); ctx log shows it beside the step count.
 	Rejected int `json:"rejected,omitempty"`
+	// End is the state the run ended in (the manifest's end.state), when
+	// the run says; ctx log shows it.
+	End string `json:"end,omitempty"`
 }
 
 // NewIndexEntry summarises m for the index, stamped with the time now.
@@ -44,6 +46,7 @@ func NewIndexEntry(h store.Hash, m *Manifest, now time.Time) IndexEntry {
 		Model:    m.Model.Identifier,
 		Steps:    m.NumSteps(),
 		Rejected: m.Rejected(),
+		End:      m.EndState(),
 		Parent:   m.Parent,
 		Stored:   now.UTC().Format(time.RFC3339Nano),
 	}
@@ -321,8 +324,8 @@ func RebuildIndexEntry(st *store.Store, h store.Hash) (IndexEntry, error) {
 		return IndexEntry{}, err
 	}
 	stored := time.Unix(0, 0)
-	if fi, err := os.Lstat(st.ObjectPath(h)); err == nil {
-		stored = fi.ModTime()
+	if _, t, _, err := st.Peek(h, 0); err == nil {
+		stored = t
 	}
 	e := NewIndexEntry(h, m, stored)
 	e.Subject = Subject(st, m)

@@ -18,8 +18,9 @@ const logCache = "log"
 
 // cacheMagic starts the cache; a different format gets a different version
 // and an older ctx simply rebuilds it. Version 2 added the checksum,
-// version 3 the subject (and the order by stored time).
-const cacheMagic = "ctx-log-cache 3\n"
+// version 3 the subject (and the order by stored time), version 4 the
+// state the run ended in.
+const cacheMagic = "ctx-log-cache 4\n"
 
 // cacheSum starts the last line of the cache: the SHA-256 of everything
 // before it, so a cache edited or damaged by hand is rebuilt from packs/
@@ -33,7 +34,7 @@ const cacheSum = "sum "
 // line holds, tab-separated: hex hash, steps (with "/N" when N of them
 // were rejected), parent hex or "-", created and
 // stored as Unix nanoseconds ("-" when they are not RFC 3339 times in that
-// range), then created, stored, model and subject as Go-quoted strings. Reading it
+// range), then created, stored, model, subject and end state as Go-quoted strings. Reading it
 // needs no JSON and no time parsing, which is most of what reading
 // thousands of index entries costs.
 func encodeCache(stamp string, entries []Listed) []byte {
@@ -66,7 +67,7 @@ func encodeCache(stamp string, entries []Listed) []byte {
 		b = appendNanos(b, e.CreatedAt)
 		b = append(b, '\t')
 		b = appendNanos(b, e.StoredAt)
-		for _, s := range []string{e.Created, e.Stored, e.Model, e.Subject} {
+		for _, s := range []string{e.Created, e.Stored, e.Model, e.Subject, e.End} {
 			b = append(b, '\t')
 			b = strconv.AppendQuote(b, s)
 		}
@@ -161,7 +162,7 @@ func decodeCache(b []byte, stamp string) ([]Listed, error) {
 }
 
 func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
-	var f [9][]byte
+	var f [10][]byte
 	for i := range f {
 		if i == len(f)-1 {
 			f[i] = line
@@ -203,6 +204,9 @@ func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
 		return err
 	}
 	if e.Subject, err = unquote(f[8]); err != nil {
+		return err
+	}
+	if e.End, err = unquote(f[9]); err != nil {
 		return err
 	}
 	if m, ok := models[string(f[7])]; ok {

@@ -182,6 +182,14 @@ type Outcome struct {
 	Source string          `json:"source,omitempty"`
 }
 
+// EndState is the state the run ended in, or "" when it does not say.
+func (m *Manifest) EndState() string {
+	if m.End == nil {
+		return ""
+	}
+	return m.End.State
+}
+
 // End is how a run ended: one of the EndStates and, for an error or a
 // limit, the source's own words.
 type End struct {

@@ -134,6 +134,10 @@ func (l *Log) Write(out io.Writer, asJSON, color bool) error {
 			line = strconv.AppendInt(line, int64(e.Rejected), 10)
 			line = append(line, " rejected)"...)
 		}
+		if e.End != "" {
+			line = append(line, "  ended "...)
+			line = append(line, printable(e.End)...)
+		}
 		if e.Parent != nil {
 			line = append(line, "  parent "...)
 			line = appendShort(line, *e.Parent, false)

@@ -167,6 +167,9 @@ func Summary(w io.Writer, st *store.Store, p *Pack, paint func(code, s string) s
 	if m.Parent != nil {
 		fmt.Fprintf(w, "parent   %s\n", m.Parent)
 	}
+	if line := RunLine(m); line != "" {
+		fmt.Fprintf(w, "run      %s\n", line)
+	}
 	if m.SystemPrompt != nil {
 		line, n := blob(*m.SystemPrompt)
 		fmt.Fprintf(w, "system   %s %s\n", line, dim(text.Size(n)))
@@ -388,4 +391,49 @@ func plainMembers(raw []byte) ([]member, bool) {
 		return out, true
 	}
 	return nil, false
+}
+
+// RunLine says in one line which task a run was, how it was judged and
+// how it ended, as far as its manifest says: "task django__django-11099
+// epoch 2, passed (score 1, results.json), ended iteration_limit: Agent
+// reached maximum iteration"; "" when it says none of it.
+func RunLine(m *pack.Manifest) string {
+	var parts []string
+	if t := m.Task; t != nil {
+		s := "task " + t.ID
+		if t.Epoch > 0 {
+			s += fmt.Sprintf(" epoch %d", t.Epoch)
+		}
+		parts = append(parts, s)
+	}
+	if o := m.Outcome; o != nil {
+		var s string
+		switch {
+		case o.Passed == nil:
+			s = "judged"
+		case *o.Passed:
+			s = "passed"
+		default:
+			s = "failed"
+		}
+		var why []string
+		if len(o.Score) > 0 {
+			why = append(why, "score "+strings.Trim(string(o.Score), `"`))
+		}
+		if o.Source != "" {
+			why = append(why, o.Source)
+		}
+		if len(why) > 0 {
+			s += " (" + strings.Join(why, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	if e := m.End; e != nil {
+		s := "ended " + e.State
+		if e.Message != "" {
+			s += ": " + text.Clip(e.Message, 100)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -136,11 +136,22 @@ func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {
 		return nil, err
 	}
 	var out []Hash
+	seen := map[Hash]bool{}
 	for _, n := range names {
 		if strings.HasPrefix(prefix[:2]+n, prefix) {
 			if h, err := ParseHex(prefix[:2] + n); err == nil {
 				out = append(out, h)
+				seen[h] = true
 			}
+		}
+	}
+	// And the packed objects (packed.go).
+	s.packed.mu.Lock()
+	defer s.packed.mu.Unlock()
+	s.refreshPacked(true)
+	for h := range s.packed.byHash {
+		if !seen[h] && strings.HasPrefix(h.Hex(), prefix) {
+			out = append(out, h)
 		}
 	}
 	return out, nil

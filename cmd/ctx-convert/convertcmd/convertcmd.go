@@ -85,7 +85,7 @@ func (c *config) Check(args []string) error {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.from, "from", "auto", "the transcript's `format`: auto, "+strings.Join(convert.FormatNames(), ", "))
 	fs.StringVar(&c.model, "model", "", "model identifier `ID` for transcripts that name none")
-	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample as one run (default all)")
+	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample, each sample and epoch a log of its own (default all)")
 	fs.StringVar(&c.record, "record", "", "OpenHands output.jsonl, NeMo Gym rollouts: convert only the record `ID` (instance_id, TASK:ROLLOUT, or #N by place; default: every record, each a log of its own)")
 	fs.StringVar(&c.maxExpanded, "max-expanded", convert.FormatSize(convert.DefaultMaxExpanded), "stop when a gzip input or a zip member expands past `SIZE` (64M, 2G)")
 	fs.StringVar(&c.to, "to", "log", "what to write: log (an execution log, from a transcript) or atif (an ATIF trajectory, from a pack)")

@@ -28,7 +28,8 @@ func usage() cli.Usage {
 {"event": "run"|"prompt"|"input"|"step"|"output", ...} per line); '-' reads
 either form from standard input; NDJSON logs one after another, each
 beginning with its run event, are stored as one pack each, a name per
-line. Every piece of content becomes a blob under .ctx/objects/, the
+line, printed once the pack is durable (from the second log on, runs
+share commits and are printed a batch at a time). Every piece of content becomes a blob under .ctx/objects/, the
 manifest is written in RFC 8785 canonical form, and the pack's name,
 ctx://<sha256 of the manifest>, is printed. The same log always gives the
 same name.
@@ -110,23 +111,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	// Several logs one after another (ctx convert of an OpenHands
-	// output.jsonl) are stored as several packs, each as it is read.
-	logs, sidecars := pack.NewLogs(in), sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
-	for log := logs.Next(); log != nil; log = logs.Next() {
-		src := in.Name
-		if logs.Index() > 1 {
-			src = fmt.Sprintf("%s, log %d (line %d on)", in.Name, logs.Index(), logs.Line())
-			if len(cfg.tags) > 0 {
-				return cli.Errorf(cli.ExitTrouble, "%s: a second log; --tag names one pack, and the first is stored and tagged", src)
-			}
-		}
-		res, pub, err := pack.Save(st, log, pack.SaveOptions{
-			Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
-			Source:  src, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal,
-		})
-		if err != nil {
-			return cli.Wrap(cli.ExitTrouble, err)
-		}
+	// output.jsonl, the runs of a suite) are stored as several packs,
+	// each printed once it is durable (pack.SaveLogs).
+	sidecars := sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
+	print := func(res *pack.Result, pub pack.Published) error {
 		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, func(s string) { msg.Notef("%s", s) })
 		if !cfg.noSidecars {
 			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
@@ -138,13 +126,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			}
 		}
 		if !cfg.out.Human() {
-			err = cli.WriteJSON(stdout, report)
-		} else {
-			_, err = fmt.Fprintln(stdout, pub.Hash.URI())
+			return cli.WriteJSON(stdout, report)
 		}
-		if err != nil {
-			return err
-		}
+		_, err := fmt.Fprintln(stdout, pub.Hash.URI())
+		return err
 	}
-	return nil
+	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
+		Source: in.Name, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
+	return cli.Wrap(cli.ExitTrouble, pack.SaveLogs(st, pack.NewLogs(in), opts, print))
 }

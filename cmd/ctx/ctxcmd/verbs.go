@@ -15,6 +15,7 @@ func verbs() []verb {
 		{"show", "show a pack"},
 		{"log", "list packs, newest first"},
 		{"diff", "report the drift between two runs"},
+		{"suite", "store and compare the runs of an evaluation, task by task"},
 		{"replay", "re-execute a pack step by step"},
 		{"verify", "check an artifact against the pack that made it"},
 		{"key", "make a signing key pair"},
