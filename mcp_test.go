@@ -38,15 +38,6 @@ func buildMCPServer(t *testing.T, dir string) string {
 	return bin
 }
 
-func goTool(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("go")
-	if err != nil {
-		p = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-	}
-	return p
-}
-
 // mcpCall is one tools/call a test makes, and what came of it as JSON:
 // the result, or the JSON-RPC error.
 type mcpCall struct {
@@ -415,7 +406,7 @@ func BenchmarkMCPCall(b *testing.B) {
 
 func buildMCPServerB(b *testing.B, dir string) string {
 	bin := filepath.Join(dir, "mcpserver")
-	out, err := exec.Command("go", "build", "-o", bin, "./internal/mcpserver").CombinedOutput()
+	out, err := exec.Command(goTool(b), "build", "-o", bin, "./internal/mcpserver").CombinedOutput()
 	if err != nil {
 		b.Fatalf("go build ./internal/mcpserver: %v\n%s", err, out)
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // corpusDir is the corpus of real transcripts shared with the scripts.
@@ -300,7 +302,7 @@ func TestEveryCorpusFileConvertsAndPacks(t *testing.T) {
 			}
 			for _, s := range m.Steps {
 				// OTel tool calls are deterministic only for the file tools.
-				if s.Type == "tool_call" && s.Deterministic != (want != "otel" || fileTool(s.Tool)) {
+				if s.Type == "tool_call" && s.Deterministic != (want != "otel" || agenttool.WorkspaceOnly(s.Tool)) {
 					t.Errorf("steps[%d]: a %s tool_call must be deterministic: %v", s.Index, s.Tool, !s.Deterministic)
 				}
 			}

@@ -247,26 +247,3 @@ func TestIDText(t *testing.T) {
 		t.Errorf("otlpID base64 = %q", got)
 	}
 }
-
-func TestWrittenFile(t *testing.T) {
-	cases := []struct {
-		tool   string
-		params map[string]any
-		path   string
-		ok     bool
-	}{
-		{"Write", map[string]any{"file_path": "/w/a.sh", "content": "x"}, "/w/a.sh", true},
-		{"write_file", map[string]any{"path": "a", "text": "x"}, "a", true},
-		{"write_file", map[string]any{"text": "2025"}, "", false}, // no path: not a file
-		{"str_replace_editor", map[string]any{"command": "create", "path": "a", "file_text": "x"}, "a", true},
-		{"str_replace_editor", map[string]any{"command": "view", "path": "a"}, "", false},
-		{"bash", map[string]any{"command": "echo > a"}, "", false},
-		{"write_file", map[string]any{"path": "dir/", "content": "x"}, "", false},
-	}
-	for _, c := range cases {
-		p, _, ok := writtenFile(c.tool, c.params)
-		if p != c.path || ok != c.ok {
-			t.Errorf("writtenFile(%s, %v) = %q, %v", c.tool, c.params, p, ok)
-		}
-	}
-}

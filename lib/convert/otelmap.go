@@ -3,6 +3,8 @@ package convert
 import (
 	"fmt"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // The mapping of spans to a log: one function for ctx convert --from otel
@@ -560,10 +562,10 @@ func (o *otel) tool(s *otelSpan, agent string) error {
 	meta = setIf(meta, "tool_call_id", id)
 	meta = setIf(meta, "agent", agent)
 	step := stepRec{Type: "tool_call", Tool: name, Params: params, Output: out, Timestamp: s.start, Meta: meta,
-		Nondeterministic: !fileTool(name)}
+		Nondeterministic: !agenttool.WorkspaceOnly(name)}
 	idx, err := o.q.add(step)
 	if err == nil && s.status != "error" && out != nil {
-		if p, text, ok := writtenFile(name, params); ok {
+		if p, text, ok := agenttool.WrittenFile(name, params); ok {
 			o.w.wrote(p, text, idx)
 		}
 	}

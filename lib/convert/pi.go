@@ -109,14 +109,7 @@ func convertPi(r *bufio.Reader, w *writer) error {
 			p.results[n.key("message").key("toolCallId").string()] = true
 		}
 	}
-	p.q.answered = func(s *stepRec) {
-		switch s.Tool {
-		case "edit":
-			s.Normalized = fileSentence(s.Params, "path", "", w.wd)
-		case "write":
-			s.Normalized = fileSentence(s.Params, "path", "content", w.wd)
-		}
-	}
+	p.q.answered = func(s *stepRec) { s.Normalized = fileSentence(s.Tool, s.Params, w.wd) }
 	for _, n := range nodes {
 		if err := p.entry(n); err != nil {
 			return err

@@ -1,10 +1,8 @@
 package convert
 
 import (
-	"path"
-	"strings"
-
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // maxWaiting bounds how many steps may wait behind a tool call whose result
@@ -158,7 +156,7 @@ func (q *steps) result(id string, r callResult) (int, error) {
 		q.answered(&e.step)
 	}
 	if !r.IsError && r.Outcome == "" {
-		if p, text, ok := writtenFile(e.step.Tool, e.step.Params); ok {
+		if p, text, ok := agenttool.WrittenFile(e.step.Tool, e.step.Params); ok {
 			q.w.wrote(p, text, e.index)
 		}
 	}
@@ -257,35 +255,4 @@ func (q *steps) prompt(role, text string, meta map[string]any) error {
 	}
 	meta["at_step"] = q.next
 	return q.w.prompt(role, text, meta)
-}
-
-// writtenFile recognises a tool call that writes a whole file and says
-// which and with what: write_file-style tools and the create command of
-// the str_replace editors, with the parameter names common frameworks use.
-func writtenFile(tool string, params map[string]any) (p, text string, ok bool) {
-	t := strings.ToLower(tool)
-	switch t {
-	case "write", "write_file", "writefile", "file_write", "create_file", "createfile", "write_to_file":
-	case "str_replace_editor", "str_replace_based_edit_tool", "text_editor", "edit_file", "file_editor":
-		if c, _ := params["command"].(string); c != "create" {
-			return "", "", false
-		}
-	default:
-		return "", "", false
-	}
-	for _, k := range []string{"file_path", "path", "filename", "file", "target_file", "filepath"} {
-		if s, ok := params[k].(string); ok && s != "" {
-			p = s
-			break
-		}
-	}
-	if p == "" || strings.HasSuffix(p, "/") || path.Base(p) == "." {
-		return "", "", false
-	}
-	for _, k := range []string{"content", "file_text", "contents", "text"} {
-		if s, ok := params[k].(string); ok {
-			return p, s, true
-		}
-	}
-	return "", "", false
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/contextsubstrate/ctx/lib/attest"
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/pack"
-	"github.com/contextsubstrate/ctx/lib/verify"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
+	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
 const name = "ctx-pack"
@@ -112,15 +113,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Several logs one after another (ctx convert of an OpenHands
 	// output.jsonl, the runs of a suite) are stored as several packs,
 	// each printed once it is durable (pack.SaveLogs).
-	sidecars := verify.SidecarChoice{Asked: cfg.sidecars, Piped: args[0] == "-"}
+	sidecars := sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
 	print := func(res *pack.Result, pub pack.Published) error {
 		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, func(s string) { msg.Notef("%s", s) })
 		if !cfg.noSidecars {
-			verify.WriteSidecars(res.Manifest, res.Artifacts, warn)
+			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
 		}
 		report := pub.Report()
 		if key != nil {
-			if report.Attestation, err = verify.SignPack(ctx, st, res, key, !cfg.noSidecars, warn); err != nil {
+			if report.Attestation, err = signed.SignPack(ctx, st, res, key, !cfg.noSidecars, warn); err != nil {
 				return cli.Wrap(cli.ExitTrouble, err)
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/verify"
+	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
 const name = "ctx-verify"
@@ -115,7 +116,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	v := verify.New(st)
 	if cfg.key != "" {
-		if err := v.WithKeyFile(cfg.key); err != nil {
+		if err := signed.WithKeyFile(v, cfg.key); err != nil {
 			return cli.Errorf(cli.ExitTrouble, "--key: %v", err)
 		}
 	}

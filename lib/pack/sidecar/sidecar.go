@@ -1,4 +1,13 @@
-package verify
+// Package sidecar is the provenance sidecar of contract section 8: the
+// record written beside an artifact (NAME.ctx.json) that names the pack
+// and the output it came from. It defines the format, reads it, writes
+// it beside an artifact, and hashes the artifact it vouches for. Every
+// verb that writes or reads sidecars uses it: ctx pack, checkout, show,
+// verify, attest.
+//
+// It never checks signatures: the attestations a sidecar lists are refs
+// to the store's objects, which lib/attest checks.
+package sidecar
 
 import (
 	"bytes"
@@ -10,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -18,13 +28,13 @@ import (
 	"github.com/contextsubstrate/ctx/lib/text"
 )
 
-// SidecarSuffix is appended to an artifact's file name to name its sidecar.
-const SidecarSuffix = ".ctx.json"
+// Suffix is appended to an artifact's file name to name its sidecar.
+const Suffix = ".ctx.json"
 
-// maxSidecarSize bounds what is read as a sidecar. A real one lists the
+// MaxSize bounds what is read as a sidecar. A real one lists the
 // pack's input refs and tools, a few KiB even for large runs; anything
 // bigger is some other file, and is not read whole into memory.
-const maxSidecarSize = 16 << 20
+const MaxSize = 16 << 20
 
 // Sidecar is the provenance record written beside an artifact.
 type Sidecar struct {
@@ -58,27 +68,27 @@ func (e *NotSidecarError) Error() string {
 // Is makes errors.Is(err, ErrNotSidecar) true.
 func (e *NotSidecarError) Is(target error) bool { return target == ErrNotSidecar }
 
-// ErrArtifactDiffers is matched (errors.Is) by the warning WriteSidecar
+// ErrArtifactDiffers is matched (errors.Is) by the warning Write
 // returns when the file on disk is not the pack's recorded output.
 var ErrArtifactDiffers = errors.New("the artifact differs from the pack's output")
 
-// NewSidecar describes output i of pack m (whose Hash is set).
-func NewSidecar(m *pack.Manifest, i int) Sidecar {
+// New describes output i of pack m (whose Hash is set).
+func New(m *pack.Manifest, i int) Sidecar {
 	o := m.Outputs[i]
 	return Sidecar{
 		ContextPack: m.Hash,
 		Output:      o.Name,
 		ContentRef:  o.ContentRef.String(),
-		Inputs:      inputRefs(m),
+		Inputs:      InputRefs(m),
 		Tools:       m.Tools(),
 		Confidence:  o.Confidence,
 		Notes:       o.Notes,
 	}
 }
 
-// inputRefs lists the refs of m's inputs in order, each once: two inputs
+// InputRefs lists the refs of m's inputs in order, each once: two inputs
 // with the same content are one thing the output drew on.
-func inputRefs(m *pack.Manifest) []string {
+func InputRefs(m *pack.Manifest) []string {
 	out := make([]string, 0, len(m.Inputs))
 	seen := map[store.Hash]bool{}
 	for _, in := range m.Inputs {
@@ -90,13 +100,13 @@ func inputRefs(m *pack.Manifest) []string {
 	return out
 }
 
-// SidecarPath returns where the sidecar of artifact goes.
-func SidecarPath(artifact string) string { return artifact + SidecarSuffix }
+// Path returns where the sidecar of artifact goes.
+func Path(artifact string) string { return artifact + Suffix }
 
-// EncodeSidecar returns the bytes of a sidecar file: indented JSON with a
+// Encode returns the bytes of a sidecar file: indented JSON with a
 // final newline, keys in a fixed order, so the same pack always writes the
 // same bytes and a sidecar diffs well under version control.
-func EncodeSidecar(sc Sidecar) ([]byte, error) {
+func Encode(sc Sidecar) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -107,13 +117,13 @@ func EncodeSidecar(sc Sidecar) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// ParseSidecar decodes the bytes of a sidecar file. It accepts the fields of
+// Parse decodes the bytes of a sidecar file. It accepts the fields of
 // the contract; output and content_ref may be missing (sidecars in the
 // seed's shape have neither). context_pack must be a full hash,
 // sha256:<hex> or ctx://<hex>, and is returned as sha256:<hex>, as is
 // content_ref. Unknown fields are ignored, so later versions can add some.
 // A failure is a *NotSidecarError with an empty Path.
-func ParseSidecar(b []byte) (Sidecar, error) {
+func Parse(b []byte) (Sidecar, error) {
 	var sc Sidecar
 	fail := func(format string, args ...any) (Sidecar, error) {
 		return Sidecar{}, &NotSidecarError{Reason: fmt.Sprintf(format, args...)}
@@ -210,19 +220,19 @@ func parseFullHash(s string) (store.Hash, error) {
 	return store.ParseRef(s)
 }
 
-// ReadSidecar reads the sidecar of artifact. A missing sidecar gives an error
+// Read reads the sidecar of artifact. A missing sidecar gives an error
 // matching fs.ErrNotExist; a file there that is not a ctx sidecar (not
 // parseable, a directory, a symlink) gives a *NotSidecarError.
-func ReadSidecar(artifact string) (Sidecar, error) {
-	sc, _, err := readSidecarFile(SidecarPath(artifact))
+func Read(artifact string) (Sidecar, error) {
+	sc, _, err := ReadFile(Path(artifact))
 	return sc, err
 }
 
-// readSidecarFile reads and parses the sidecar at path and returns its bytes
+// ReadFile reads and parses the sidecar at path and returns its bytes
 // too. The file must be a regular file reached without following a symlink
 // at its own name: a link there was put by someone else, and ctx neither
 // reads through it nor replaces it.
-func readSidecarFile(path string) (Sidecar, []byte, error) {
+func ReadFile(path string) (Sidecar, []byte, error) {
 	notSidecar := func(reason string) (Sidecar, []byte, error) {
 		return Sidecar{}, nil, &NotSidecarError{Path: path, Reason: reason}
 	}
@@ -244,17 +254,17 @@ func readSidecarFile(path string) (Sidecar, []byte, error) {
 		return notSidecar("it is a directory")
 	case !fi.Mode().IsRegular():
 		return notSidecar("it is not a regular file")
-	case fi.Size() > maxSidecarSize:
-		return notSidecar(fmt.Sprintf("it is larger than %d MiB", maxSidecarSize>>20))
+	case fi.Size() > MaxSize:
+		return notSidecar(fmt.Sprintf("it is larger than %d MiB", MaxSize>>20))
 	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSidecarSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
 		return Sidecar{}, nil, err
 	}
-	if len(b) > maxSidecarSize {
-		return notSidecar(fmt.Sprintf("it is larger than %d MiB", maxSidecarSize>>20))
+	if len(b) > MaxSize {
+		return notSidecar(fmt.Sprintf("it is larger than %d MiB", MaxSize>>20))
 	}
-	sc, err := ParseSidecar(b)
+	sc, err := Parse(b)
 	if err != nil {
 		var ns *NotSidecarError
 		if errors.As(err, &ns) {
@@ -265,7 +275,7 @@ func readSidecarFile(path string) (Sidecar, []byte, error) {
 	return sc, b, nil
 }
 
-// WriteSidecar writes the sidecar of output i of pack m (published: its Hash
+// Write writes the sidecar of output i of pack m (published: its Hash
 // is set) beside the artifact file, atomically: a temporary file in the same
 // directory, then a rename, so a reader never sees half a sidecar.
 //
@@ -277,26 +287,26 @@ func readSidecarFile(path string) (Sidecar, []byte, error) {
 // call it modified. One exception keeps the better record: when the artifact
 // differs from this pack's output and the sidecar already there vouches for
 // the artifact's current bytes, that sidecar is kept.
-func WriteSidecar(m *pack.Manifest, i int, artifact string) error {
+func Write(m *pack.Manifest, i int, artifact string) error {
 	if i < 0 || i >= len(m.Outputs) {
 		return fmt.Errorf("the pack has no output %d", i)
 	}
 	if _, err := store.ParseRef(m.Hash); err != nil {
-		return fmt.Errorf("%s: the pack has no hash yet; sidecars are written once it is stored", SidecarPath(artifact))
+		return fmt.Errorf("%s: the pack has no hash yet; sidecars are written once it is stored", Path(artifact))
 	}
 	o := m.Outputs[i]
-	got, err := hashFile(artifact)
+	got, err := HashFile(artifact)
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %v; no sidecar written", artifact, text.UnwrapPath(err))
 	}
-	path := SidecarPath(artifact)
-	sc := NewSidecar(m, i)
+	path := Path(artifact)
+	sc := New(m, i)
 	differs := &DiffersError{Artifact: artifact, Output: o.Name, Recorded: o.ContentRef, Actual: got}
-	old, oldBytes, readErr := readSidecarFile(path)
+	old, oldBytes, readErr := ReadFile(path)
 	if readErr == nil && old.ContextPack == sc.ContextPack && old.Output == sc.Output {
 		sc.Attestations = old.Attestations // the pack's signatures stay with it
 	}
-	data, err := EncodeSidecar(sc)
+	data, err := Encode(sc)
 	if err != nil {
 		return err
 	}
@@ -322,6 +332,32 @@ func WriteSidecar(m *pack.Manifest, i int, artifact string) error {
 		return differs
 	}
 	return nil
+}
+
+// AddAttestation adds att, a signed attestation of pack pk, to the sidecar of
+// artifact, if that sidecar names pack pk; changed says whether the file was
+// rewritten. A sidecar of another pack, or one that lists att already, is
+// left alone, as is anything at the sidecar's path that is not a ctx
+// sidecar (no file, a symlink, some other file): there is nothing to add
+// to. The sidecar is replaced atomically.
+func AddAttestation(artifact string, pk, att store.Hash) (changed bool, err error) {
+	path := Path(artifact)
+	sc, _, err := ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotSidecar) {
+		return false, nil
+	}
+	if err != nil || sc.ContextPack != pk.String() || slices.Contains(sc.Attestations, att.String()) {
+		return false, err
+	}
+	sc.Attestations = append(sc.Attestations, att.String())
+	data, err := Encode(sc)
+	if err != nil {
+		return false, err
+	}
+	if err := store.WriteFileAtomic(path, data, 0o644, ".ctx-sidecar-"); err != nil {
+		return false, fmt.Errorf("cannot write %s: %v", path, text.UnwrapPath(err))
+	}
+	return true, nil
 }
 
 // DiffersError says an artifact's bytes are not the output the pack
@@ -372,19 +408,19 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 		if fi.IsDir() {
 			what = "a directory"
 		}
-		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: errNotRegular(what)}
+		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: NotRegularError(what)}
 	}
 	return f, fi, nil
 }
 
-// errNotRegular is the error of a path that is not a regular file.
-type errNotRegular string
+// NotRegularError is the error of a path that is not a regular file.
+type NotRegularError string
 
-func (e errNotRegular) Error() string { return "it is " + string(e) }
+func (e NotRegularError) Error() string { return "it is " + string(e) }
 
-// hashFile returns the SHA-256 of the regular file at path (symlinks
+// HashFile returns the SHA-256 of the regular file at path (symlinks
 // followed, as sha256sum does), read in a stream.
-func hashFile(path string) (store.Hash, error) {
+func HashFile(path string) (store.Hash, error) {
 	f, fi, err := openRegular(path)
 	if err != nil {
 		return store.Hash{}, err
@@ -403,20 +439,20 @@ func hashFile(path string) (store.Hash, error) {
 	return out, nil
 }
 
-// WriteSidecars writes the sidecar of each artifact ctx pack found
-// (WriteSidecar), naming each file relative to the current directory as
+// WriteAll writes the sidecar of each artifact ctx pack found
+// (Write), naming each file relative to the current directory as
 // git names files; what goes wrong with one is passed to warn, and the
 // others are still written.
-func WriteSidecars(m *pack.Manifest, artifacts []pack.Artifact, warn func(string)) {
-	eachArtifact(artifacts, warn, func(a pack.Artifact, path string) error {
-		return WriteSidecar(m, a.Output, path)
+func WriteAll(m *pack.Manifest, artifacts []pack.Artifact, warn func(string)) {
+	EachArtifact(artifacts, warn, func(a pack.Artifact, path string) error {
+		return Write(m, a.Output, path)
 	})
 }
 
-// eachArtifact calls f with each artifact ctx pack found and its path
+// EachArtifact calls f with each artifact ctx pack found and its path
 // relative to the current directory, as git names files; f's error is
 // passed to warn, naming the output, and the others are still done.
-func eachArtifact(artifacts []pack.Artifact, warn func(string), f func(a pack.Artifact, path string) error) {
+func EachArtifact(artifacts []pack.Artifact, warn func(string), f func(a pack.Artifact, path string) error) {
 	wd, _ := os.Getwd()
 	for _, a := range artifacts {
 		path := a.Path
@@ -429,8 +465,8 @@ func eachArtifact(artifacts []pack.Artifact, warn func(string), f func(a pack.Ar
 	}
 }
 
-// SidecarChoice says which of the artifacts ctx pack found get a sidecar.
-type SidecarChoice struct {
+// Choice says which of the artifacts ctx pack found get a sidecar.
+type Choice struct {
 	Asked bool // --sidecars: every artifact, whatever the log
 	Piped bool // the log came from standard input
 }
@@ -442,7 +478,7 @@ type SidecarChoice struct {
 // converted transcript (its metadata names a source_format) gets none at
 // all unless asked: its outputs were written elsewhere, long ago. Each
 // output left out is passed to note.
-func (c SidecarChoice) Choose(m *pack.Manifest, artifacts []pack.Artifact, note func(string)) []pack.Artifact {
+func (c Choice) Choose(m *pack.Manifest, artifacts []pack.Artifact, note func(string)) []pack.Artifact {
 	if c.Asked || len(artifacts) == 0 {
 		return artifacts
 	}
@@ -457,7 +493,7 @@ func (c SidecarChoice) Choose(m *pack.Manifest, artifacts []pack.Artifact, note 
 	out := artifacts[:0]
 	for _, a := range artifacts {
 		o := m.Outputs[a.Output]
-		if got, err := hashFile(a.Path); err != nil || got != o.ContentRef {
+		if got, err := HashFile(a.Path); err != nil || got != o.ContentRef {
 			note(fmt.Sprintf("outputs[%d]: %s is not the file the run recorded; no sidecar written (the log came from standard input; --sidecars writes it anyway)", a.Output, o.Name))
 			continue
 		}

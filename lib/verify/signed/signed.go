@@ -1,44 +1,22 @@
-package verify
+// Package signed is the part of verifying that signs and checks
+// signatures: ctx verify --key (a verify.KeyChecker of lib/attest's
+// checker), ctx attest and ctx pack --sign (signing a pack and listing the
+// attestation in its sidecars). It is apart from lib/verify so that the
+// verbs that only read (ctx show, diff, checkout, ...) link no signing
+// code.
+package signed
 
 import (
 	"context"
 	"crypto"
-	"errors"
 	"fmt"
-	"io/fs"
-	"slices"
 
 	"github.com/contextsubstrate/ctx/lib/attest"
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
 	"github.com/contextsubstrate/ctx/lib/store"
-	"github.com/contextsubstrate/ctx/lib/text"
+	"github.com/contextsubstrate/ctx/lib/verify"
 )
-
-// AddAttestation adds att, a signed attestation of pack, to the sidecar of
-// artifact, if that sidecar names pack; changed says whether the file was
-// rewritten. A sidecar of another pack, or one that lists att already, is
-// left alone, as is anything at the sidecar's path that is not a ctx
-// sidecar (no file, a symlink, some other file): there is nothing to add
-// to. The sidecar is replaced atomically.
-func AddAttestation(artifact string, pack, att store.Hash) (changed bool, err error) {
-	path := SidecarPath(artifact)
-	sc, _, err := readSidecarFile(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotSidecar) {
-		return false, nil
-	}
-	if err != nil || sc.ContextPack != pack.String() || slices.Contains(sc.Attestations, att.String()) {
-		return false, err
-	}
-	sc.Attestations = append(sc.Attestations, att.String())
-	data, err := EncodeSidecar(sc)
-	if err != nil {
-		return false, err
-	}
-	if err := store.WriteFileAtomic(path, data, 0o644, ".ctx-sidecar-"); err != nil {
-		return false, fmt.Errorf("cannot write %s: %v", path, text.UnwrapPath(err))
-	}
-	return true, nil
-}
 
 // AddAttestationUnder adds att to every sidecar of pack under dir, walked as
 // Walk walks it, and returns the artifacts whose sidecar changed. A sidecar
@@ -46,8 +24,8 @@ func AddAttestation(artifact string, pack, att store.Hash) (changed bool, err er
 // error is for a walk that could not be done.
 func AddAttestationUnder(dir string, pack, att store.Hash, warn func(error)) ([]string, error) {
 	var changed []string
-	err := Walk(dir, func(artifact string) error {
-		ok, err := AddAttestation(artifact, pack, att)
+	err := verify.Walk(dir, func(artifact string) error {
+		ok, err := sidecar.AddAttestation(artifact, pack, att)
 		switch {
 		case ok:
 			changed = append(changed, artifact)
@@ -61,7 +39,7 @@ func AddAttestationUnder(dir string, pack, att store.Hash, warn func(error)) ([]
 
 // SignPack is ctx pack --sign: once ctx pack has stored the pack res
 // built, it signs it as ctx attest does (attest.Attest) and, with
-// sidecars, adds the attestation to the sidecars WriteSidecars wrote of
+// sidecars, adds the attestation to the sidecars sidecar.WriteAll wrote of
 // res's artifacts; what goes wrong with one of those is passed to warn.
 // It returns the attestation's ref.
 func SignPack(ctx context.Context, st *store.Store, res *pack.Result, key crypto.Signer, sidecars bool, warn func(string)) (string, error) {
@@ -71,8 +49,8 @@ func SignPack(ctx context.Context, st *store.Store, res *pack.Result, key crypto
 		return "", fmt.Errorf("pack %s is stored, but not signed: %v", h.URI(), err)
 	}
 	if sidecars {
-		eachArtifact(res.Artifacts, warn, func(_ pack.Artifact, path string) error {
-			_, err := AddAttestation(path, att.Pack, att.Ref)
+		sidecar.EachArtifact(res.Artifacts, warn, func(_ pack.Artifact, path string) error {
+			_, err := sidecar.AddAttestation(path, att.Pack, att.Ref)
 			return err
 		})
 	}
@@ -124,4 +102,30 @@ func AttestPack(ctx context.Context, st *store.Store, m *pack.Manifest, opts Att
 		r.Sidecars, err = AddAttestationUnder(opts.Root, res.Pack, res.Ref, opts.Warn)
 	}
 	return res, r, err
+}
+
+// WithKeyFile makes v check signatures (verify.Verifier.WithKey) by the
+// public key in the file at path (see attest.ParsePublicKey), for ctx
+// verify --key.
+func WithKeyFile(v *verify.Verifier, path string) error {
+	pub, err := attest.ReadPublicKeyFile(path)
+	if err != nil {
+		return err
+	}
+	c, err := attest.NewChecker(pub)
+	if err != nil {
+		return err
+	}
+	v.WithKey(keyChecker{c})
+	return nil
+}
+
+// keyChecker is attest's checker as a verify.KeyChecker.
+type keyChecker struct{ c *attest.Checker }
+
+func (k keyChecker) KeyID() string { return k.c.KeyID() }
+
+func (k keyChecker) Covering(ctx context.Context, st *store.Store, pack store.Hash, refs []store.Hash, name string, h store.Hash) (verify.Verdict, error) {
+	v, err := k.c.Covering(ctx, st, pack, refs, name, h)
+	return verify.Verdict(v), err
 }

@@ -1,4 +1,4 @@
-package verify
+package sidecar
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/internal/packtest"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
@@ -54,7 +54,7 @@ func TestParseSidecar(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ParseSidecar([]byte(c.in))
+			got, err := Parse([]byte(c.in))
 			if c.err != "" {
 				if err == nil || !strings.Contains(err.Error(), c.err) || !errors.Is(err, ErrNotSidecar) {
 					t.Fatalf("err = %v, want a not-a-sidecar error containing %q", err, c.err)
@@ -76,7 +76,7 @@ func TestParseSidecar(t *testing.T) {
 func TestEncodeParseRoundTrip(t *testing.T) {
 	sc := Sidecar{ContextPack: "sha256:" + hexB, Output: "out/<a&b>.md", ContentRef: "sha256:" + hexA,
 		Inputs: []string{}, Tools: []string{"read_file", "write_file"}, Notes: "kept <verbatim> & unescaped"}
-	b, err := EncodeSidecar(sc)
+	b, err := Encode(sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +86,14 @@ func TestEncodeParseRoundTrip(t *testing.T) {
 	if !strings.HasSuffix(string(b), "}\n") || strings.Contains(string(b), `"confidence"`) {
 		t.Errorf("want a final newline and no empty confidence: %s", b)
 	}
-	back, err := ParseSidecar(b)
+	back, err := Parse(b)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mustJSON(t, back) != mustJSON(t, sc) {
 		t.Errorf("round trip changed the sidecar:\n%s\n%s", mustJSON(t, back), mustJSON(t, sc))
 	}
-	again, _ := EncodeSidecar(back)
+	again, _ := Encode(back)
 	if string(again) != string(b) {
 		t.Errorf("encoding is not stable:\n%s\n%s", again, b)
 	}
@@ -108,86 +108,10 @@ func mustJSON(t testing.TB, v any) string {
 	return string(b)
 }
 
-// fixture is a store with one published pack whose outputs are files in dir.
-type fixture struct {
-	dir string
-	st  *store.Store
-	m   *pack.Manifest
-	res *pack.Result
-}
-
-// newFixture packs log (a JSON execution log) with dir as its root, after
-// writing files into dir.
-func newFixture(t testing.TB, log string, files map[string]string) *fixture {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	root := filepath.Join(dir, store.Dir)
-	if _, err := store.Init(root); err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{dir: dir, st: st}
-	f.res, f.m = f.pack(t, log)
-	return f
-}
-
-// pack packs another log into the fixture's store.
-func (f *fixture) pack(t testing.TB, log string) (*pack.Result, *pack.Manifest) {
-	t.Helper()
-	batch := f.st.NewBatch()
-	res, err := pack.Build(strings.NewReader(log), batch, pack.Options{Root: f.dir, Store: f.st})
-	if err != nil {
-		batch.Abort()
-		t.Fatal(err)
-	}
-	if _, err := pack.Publish(f.st, batch, res.Manifest, nil, time.Unix(0, 0)); err != nil {
-		t.Fatal(err)
-	}
-	return res, res.Manifest
-}
-
-func (f *fixture) path(name string) string { return filepath.Join(f.dir, filepath.FromSlash(name)) }
-
-func (f *fixture) read(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(f.path(name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-func (f *fixture) write(t testing.TB, name, content string) {
-	t.Helper()
-	if err := os.WriteFile(f.path(name), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-const twoOutputs = `{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"prompts":[],
- "inputs":[{"name":"in.txt","content":"in"},{"name":"copy.txt","content":"in"}],
- "steps":[{"tool":"read_file","parameters":{"path":"in.txt"},"output":"in"},
-          {"type":"model_call","tool":"m","output":"thinking"},
-          {"tool":"write_file","output":"ok"},{"tool":"read_file","output":"in"}],
- "outputs":[{"name":"a.md","content":"A\n","confidence":"high","notes":"from a template"},
-            {"name":"b.md","path":"b.md"}]}`
-
 func TestNewSidecar(t *testing.T) {
-	f := newFixture(t, twoOutputs, map[string]string{"a.md": "A\n", "b.md": "B\n"})
-	sc := NewSidecar(f.m, 0)
-	if sc.ContextPack != f.m.Hash || sc.Output != "a.md" || sc.ContentRef != store.Sum([]byte("A\n")).String() {
+	f := packtest.TwoArtifacts(t)
+	sc := New(f.Manifest, 0)
+	if sc.ContextPack != f.Manifest.Hash || sc.Output != "a.md" || sc.ContentRef != store.Sum([]byte("A\n")).String() {
 		t.Errorf("wrong pack, output or content_ref: %+v", sc)
 	}
 	if len(sc.Inputs) != 1 || sc.Inputs[0] != store.Sum([]byte("in")).String() {
@@ -199,7 +123,7 @@ func TestNewSidecar(t *testing.T) {
 	if sc.Confidence != "high" || sc.Notes != "from a template" {
 		t.Errorf("confidence and notes not carried: %+v", sc)
 	}
-	if sc := NewSidecar(f.m, 1); sc.Confidence != "" || sc.Notes != "" {
+	if sc := New(f.Manifest, 1); sc.Confidence != "" || sc.Notes != "" {
 		t.Errorf("absent confidence and notes must stay absent: %+v", sc)
 	}
 }
@@ -208,59 +132,59 @@ func TestWriteSidecar(t *testing.T) {
 	const other = `{"context_pack":"sha256:` + hexB + `","output":"a.md","content_ref":"sha256:` + hexA + `"}`
 	cases := []struct {
 		name     string
-		setup    func(t *testing.T, f *fixture)
+		setup    func(t *testing.T, f *packtest.Artifacts)
 		err      string // substring of the warning, "" for none
 		differs  bool   // the warning matches ErrArtifactDiffers
 		sidecar  string // "ours": our sidecar is there; "kept": the setup's file is unchanged; "none": nothing there
 		artifact string
 	}{
 		{name: "new", sidecar: "ours"},
-		{name: "replaces a sidecar of another pack", setup: func(t *testing.T, f *fixture) {
-			f.write(t, "a.md.ctx.json", other)
+		{name: "replaces a sidecar of another pack", setup: func(t *testing.T, f *packtest.Artifacts) {
+			f.Write(t, "a.md.ctx.json", other)
 		}, sidecar: "ours"},
-		{name: "a file that is not a sidecar is left alone", setup: func(t *testing.T, f *fixture) {
-			f.write(t, "a.md.ctx.json", `{"compilerOptions":{}}`)
+		{name: "a file that is not a sidecar is left alone", setup: func(t *testing.T, f *packtest.Artifacts) {
+			f.Write(t, "a.md.ctx.json", `{"compilerOptions":{}}`)
 		}, err: "a.md.ctx.json is not a ctx sidecar: no context_pack string; left as it is, no sidecar written", sidecar: "kept"},
-		{name: "text that is not JSON is left alone", setup: func(t *testing.T, f *fixture) {
-			f.write(t, "a.md.ctx.json", "my notes\n")
+		{name: "text that is not JSON is left alone", setup: func(t *testing.T, f *packtest.Artifacts) {
+			f.Write(t, "a.md.ctx.json", "my notes\n")
 		}, err: "is not a ctx sidecar: not a JSON object; left as it is", sidecar: "kept"},
-		{name: "a directory is left alone", setup: func(t *testing.T, f *fixture) {
-			if err := os.Mkdir(f.path("a.md.ctx.json"), 0o755); err != nil {
+		{name: "a directory is left alone", setup: func(t *testing.T, f *packtest.Artifacts) {
+			if err := os.Mkdir(f.Path("a.md.ctx.json"), 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}, err: "a.md.ctx.json is not a ctx sidecar: it is a directory; left as it is, no sidecar written", sidecar: "dir"},
-		{name: "a symlink is neither followed nor replaced", setup: func(t *testing.T, f *fixture) {
-			f.write(t, "target.json", other)
-			if err := os.Symlink("target.json", f.path("a.md.ctx.json")); err != nil {
+		{name: "a symlink is neither followed nor replaced", setup: func(t *testing.T, f *packtest.Artifacts) {
+			f.Write(t, "target.json", other)
+			if err := os.Symlink("target.json", f.Path("a.md.ctx.json")); err != nil {
 				t.Fatal(err)
 			}
 		}, err: "it is a symlink, which ctx never follows or replaces; left as it is", sidecar: "link"},
-		{name: "an artifact that differs still gets a sidecar, with a warning", setup: func(t *testing.T, f *fixture) {
-			f.write(t, "a.md", "edited\n")
+		{name: "an artifact that differs still gets a sidecar, with a warning", setup: func(t *testing.T, f *packtest.Artifacts) {
+			f.Write(t, "a.md", "edited\n")
 		}, err: `differs from output "a.md" of the pack`, differs: true, sidecar: "ours", artifact: "edited\n"},
-		{name: "a sidecar that vouches for the file's bytes is kept", setup: func(t *testing.T, f *fixture) {
-			f.write(t, "a.md", "edited\n")
-			f.write(t, "a.md.ctx.json", `{"context_pack":"sha256:`+hexB+`","output":"a.md","content_ref":"`+store.Sum([]byte("edited\n")).String()+`"}`)
+		{name: "a sidecar that vouches for the file's bytes is kept", setup: func(t *testing.T, f *packtest.Artifacts) {
+			f.Write(t, "a.md", "edited\n")
+			f.Write(t, "a.md.ctx.json", `{"context_pack":"sha256:`+hexB+`","output":"a.md","content_ref":"`+store.Sum([]byte("edited\n")).String()+`"}`)
 		}, err: "matches the file and was left as it is", sidecar: "kept", artifact: "edited\n"},
-		{name: "a missing artifact gets nothing", setup: func(t *testing.T, f *fixture) {
-			os.Remove(f.path("a.md"))
+		{name: "a missing artifact gets nothing", setup: func(t *testing.T, f *packtest.Artifacts) {
+			os.Remove(f.Path("a.md"))
 		}, err: "cannot read", sidecar: "none"},
-		{name: "an artifact that is a directory gets nothing", setup: func(t *testing.T, f *fixture) {
-			os.Remove(f.path("a.md"))
-			os.Mkdir(f.path("a.md"), 0o755)
+		{name: "an artifact that is a directory gets nothing", setup: func(t *testing.T, f *packtest.Artifacts) {
+			os.Remove(f.Path("a.md"))
+			os.Mkdir(f.Path("a.md"), 0o755)
 		}, err: "it is a directory; no sidecar written", sidecar: "none"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newFixture(t, twoOutputs, map[string]string{"a.md": "A\n", "b.md": "B\n"})
+			f := packtest.TwoArtifacts(t)
 			before := ""
 			if c.setup != nil {
 				c.setup(t, f)
-				if b, err := os.ReadFile(f.path("a.md.ctx.json")); err == nil {
+				if b, err := os.ReadFile(f.Path("a.md.ctx.json")); err == nil {
 					before = string(b)
 				}
 			}
-			err := WriteSidecar(f.m, 0, f.path("a.md"))
+			err := Write(f.Manifest, 0, f.Path("a.md"))
 			switch {
 			case c.err == "" && err != nil:
 				t.Fatalf("unexpected warning: %v", err)
@@ -269,18 +193,18 @@ func TestWriteSidecar(t *testing.T) {
 			case c.err != "" && errors.Is(err, ErrArtifactDiffers) != c.differs:
 				t.Fatalf("errors.Is(%v, ErrArtifactDiffers) = %v, want %v", err, !c.differs, c.differs)
 			}
-			want, _ := EncodeSidecar(NewSidecar(f.m, 0))
-			fi, lerr := os.Lstat(f.path("a.md.ctx.json"))
+			want, _ := Encode(New(f.Manifest, 0))
+			fi, lerr := os.Lstat(f.Path("a.md.ctx.json"))
 			switch c.sidecar {
 			case "ours":
-				if got := f.read(t, "a.md.ctx.json"); got != string(want) {
+				if got := f.Read(t, "a.md.ctx.json"); got != string(want) {
 					t.Errorf("sidecar =\n%s\nwant\n%s", got, want)
 				}
 				if fi.Mode().Perm() != 0o644 {
 					t.Errorf("sidecar mode %v, want 0644", fi.Mode())
 				}
 			case "kept":
-				if got := f.read(t, "a.md.ctx.json"); got != before {
+				if got := f.Read(t, "a.md.ctx.json"); got != before {
 					t.Errorf("the file there was changed to\n%s", got)
 				}
 			case "dir":
@@ -291,7 +215,7 @@ func TestWriteSidecar(t *testing.T) {
 				if lerr != nil || fi.Mode()&fs.ModeSymlink == 0 {
 					t.Errorf("the symlink was replaced: %v", lerr)
 				}
-				if got := f.read(t, "target.json"); got != other {
+				if got := f.Read(t, "target.json"); got != other {
 					t.Errorf("the link's target was written: %s", got)
 				}
 			case "none":
@@ -300,12 +224,12 @@ func TestWriteSidecar(t *testing.T) {
 				}
 			}
 			if c.artifact != "" {
-				if got := f.read(t, "a.md"); got != c.artifact {
+				if got := f.Read(t, "a.md"); got != c.artifact {
 					t.Errorf("the artifact was changed to %q", got)
 				}
 			}
 			// No temporary file is ever left behind.
-			if tmps, _ := filepath.Glob(filepath.Join(f.dir, ".ctx-sidecar-*")); len(tmps) > 0 {
+			if tmps, _ := filepath.Glob(filepath.Join(f.Dir, ".ctx-sidecar-*")); len(tmps) > 0 {
 				t.Errorf("temporary files left: %v", tmps)
 			}
 		})
@@ -316,18 +240,18 @@ func TestWriteSidecar(t *testing.T) {
 // leaves the file as it was, modification time included, so build tools
 // that watch mtimes see no change.
 func TestWriteSidecarIsIdempotent(t *testing.T) {
-	f := newFixture(t, twoOutputs, map[string]string{"a.md": "A\n", "b.md": "B\n"})
-	if err := WriteSidecar(f.m, 0, f.path("a.md")); err != nil {
+	f := packtest.TwoArtifacts(t)
+	if err := Write(f.Manifest, 0, f.Path("a.md")); err != nil {
 		t.Fatal(err)
 	}
 	old := time.Unix(1000, 0)
-	if err := os.Chtimes(f.path("a.md.ctx.json"), old, old); err != nil {
+	if err := os.Chtimes(f.Path("a.md.ctx.json"), old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteSidecar(f.m, 0, f.path("a.md")); err != nil {
+	if err := Write(f.Manifest, 0, f.Path("a.md")); err != nil {
 		t.Fatal(err)
 	}
-	fi, err := os.Stat(f.path("a.md.ctx.json"))
+	fi, err := os.Stat(f.Path("a.md.ctx.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,16 +261,16 @@ func TestWriteSidecarIsIdempotent(t *testing.T) {
 }
 
 func TestWriteSidecarNeedsAPublishedPack(t *testing.T) {
-	f := newFixture(t, twoOutputs, map[string]string{"a.md": "A\n", "b.md": "B\n"})
-	m := *f.m
+	f := packtest.TwoArtifacts(t)
+	m := *f.Manifest
 	m.Hash = ""
-	if err := WriteSidecar(&m, 0, f.path("a.md")); err == nil || !strings.Contains(err.Error(), "no hash yet") {
+	if err := Write(&m, 0, f.Path("a.md")); err == nil || !strings.Contains(err.Error(), "no hash yet") {
 		t.Errorf("err = %v, want a refusal for an unpublished pack", err)
 	}
-	if err := WriteSidecar(f.m, 5, f.path("a.md")); err == nil {
+	if err := Write(f.Manifest, 5, f.Path("a.md")); err == nil {
 		t.Errorf("an output index out of range was accepted")
 	}
-	if _, err := os.Lstat(f.path("a.md.ctx.json")); err == nil {
+	if _, err := os.Lstat(f.Path("a.md.ctx.json")); err == nil {
 		t.Errorf("a sidecar was written")
 	}
 }

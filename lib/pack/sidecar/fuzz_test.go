@@ -1,4 +1,4 @@
-package verify
+package sidecar
 
 import (
 	"errors"
@@ -28,7 +28,7 @@ func FuzzParseSidecar(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		sc, err := ParseSidecar(data)
+		sc, err := Parse(data)
 		if err != nil {
 			if !errors.Is(err, ErrNotSidecar) {
 				t.Fatalf("error %v is not a not-a-sidecar error", err)
@@ -44,15 +44,15 @@ func FuzzParseSidecar(f *testing.F) {
 				t.Fatalf("content_ref %q is not canonical", sc.ContentRef)
 			}
 		}
-		b, err := EncodeSidecar(sc)
+		b, err := Encode(sc)
 		if err != nil {
 			t.Fatalf("a parsed sidecar does not encode: %v", err)
 		}
-		back, err := ParseSidecar(b)
+		back, err := Parse(b)
 		if err != nil {
 			t.Fatalf("an encoded sidecar does not parse: %v\n%s", err, b)
 		}
-		b2, _ := EncodeSidecar(back)
+		b2, _ := Encode(back)
 		if string(b2) != string(b) {
 			t.Fatalf("round trip changed the sidecar:\n%s\n%s", b, b2)
 		}
