@@ -28,7 +28,7 @@ import (
 // with the TypeScript SDK's client and the reference filesystem server.
 
 // buildMCPServer builds internal/mcpserver into dir.
-func buildMCPServer(t *testing.T, dir string) string {
+func buildMCPServer(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "mcpserver")
 	out, err := exec.Command(goTool(t), "build", "-o", bin, "./internal/mcpserver").CombinedOutput()
@@ -373,7 +373,7 @@ func TestMCPServeRefusesOtherPacks(t *testing.T) {
 //	go test -run '^$' -bench BenchmarkMCPCall -benchtime 2000x .
 func BenchmarkMCPCall(b *testing.B) {
 	dir := b.TempDir()
-	server := buildMCPServerB(b, dir)
+	server := buildMCPServer(b, dir)
 	storeDir := filepath.Join(dir, ".ctx")
 	if out, err := exec.Command("ctx-init", dir).CombinedOutput(); err != nil {
 		b.Fatalf("ctx init: %v\n%s", err, out)
@@ -402,15 +402,6 @@ func BenchmarkMCPCall(b *testing.B) {
 	b.Run("direct", func(b *testing.B) { run(b, server) })
 	b.Run("record", func(b *testing.B) { run(b, "ctx-record", "--store", storeDir, "--mcp", "--tag", "bench", "--", server) })
 	b.Run("serve", func(b *testing.B) { run(b, "ctx-serve", "--store", storeDir, "--mcp", "bench") })
-}
-
-func buildMCPServerB(b *testing.B, dir string) string {
-	bin := filepath.Join(dir, "mcpserver")
-	out, err := exec.Command(goTool(b), "build", "-o", bin, "./internal/mcpserver").CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build ./internal/mcpserver: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // TestMCPRecordInterrupted: SIGTERM to ctx record --mcp in the middle of
