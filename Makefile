@@ -12,8 +12,10 @@ all: build
 build:
 	$(GO) build -o $(BIN)/ ./cmd/...
 
+# The verbs, and ctx-tool-example: the examples' runs call the tool
+# "example", which replay runs through it.
 install:
-	$(GO) install ./cmd/...
+	$(GO) install ./cmd/... ./examples/ctx-tool-example
 
 # Every test: vet, formatting, unit tests and the testscript suite.
 test: vet fmt-check unit
@@ -24,8 +26,13 @@ vet:
 fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
+# go test -json through internal/testprogress: a line per package, per
+# testscript and per slow test as each ends, and the output of any that
+# fails, so the ten minutes of the suite are never silent. Its exit status
+# is the suite's.
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) build -o $(BIN)/testprogress ./internal/testprogress
+	$(GO) test -count=1 -json ./... | $(BIN)/testprogress
 
 # The checks against real third-party programs (cosign ...), each a
 # TestInterop* test; here a missing program fails instead of skipping.

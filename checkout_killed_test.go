@@ -1,7 +1,6 @@
 package ctx_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -56,19 +55,6 @@ func signalAt(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, at func() bool) (
 		}
 		time.Sleep(time.Millisecond)
 	}
-}
-
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled():
-		return 128 + int(ee.Sys().(syscall.WaitStatus).Signal())
-	case errors.As(err, &ee):
-		return ee.ExitCode()
-	}
-	return -1
 }
 
 // TestCheckoutInterruptedLeavesNothing ends ctx checkout of 3,000 files

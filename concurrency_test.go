@@ -14,53 +14,6 @@ import (
 	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
-// overlappingRuns writes n logs into one directory that share most of
-// their files (given by path) and some inline content, each with a few
-// files and a prompt of its own, and returns the logs' paths. tag makes
-// the runs of one call differ from those of another.
-func overlappingRuns(t *testing.T, dir, tag string, n int) []string {
-	t.Helper()
-	for i := 0; i < 150; i++ {
-		p := filepath.Join(dir, "shared", fmt.Sprintf("f%03d.txt", i))
-		if _, err := os.Stat(p); err != nil {
-			writeFile(t, p, []byte(strings.Repeat(fmt.Sprintf("shared file %d\n", i), 1+i%40)))
-		}
-	}
-	var logs []string
-	for r := 0; r < n; r++ {
-		var inputs []map[string]string
-		for i := 0; i < 150; i++ {
-			if (i+r)%4 != 0 { // each run has three quarters of the shared files
-				inputs = append(inputs, map[string]string{"path": fmt.Sprintf("shared/f%03d.txt", i)})
-			}
-		}
-		for i := 0; i < 10; i++ {
-			name := fmt.Sprintf("own/%s-%d/g%d.txt", tag, r, i)
-			writeFile(t, filepath.Join(dir, name), []byte(fmt.Sprintf("run %s-%d file %d\n", tag, r, i)))
-			inputs = append(inputs, map[string]string{"path": name})
-		}
-		inputs = append(inputs, map[string]string{"name": "common-note.md", "content": "the same note in every run\n"})
-		log, err := json.Marshal(map[string]any{
-			"created":       fmt.Sprintf("2026-03-01T00:%02d:00Z", r),
-			"model":         map[string]string{"identifier": "m"},
-			"system_prompt": "you are careful",
-			"prompts":       []map[string]string{{"content": fmt.Sprintf("run %s-%d", tag, r)}},
-			"inputs":        inputs,
-			"steps": []map[string]any{
-				{"tool": "read_file", "parameters": map[string]string{"path": "shared/f001.txt"}, "output": "shared file 1\n"},
-				{"tool": "bash", "parameters": map[string]string{"command": "make"}, "output": fmt.Sprintf("built %s-%d\n", tag, r)},
-			},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, fmt.Sprintf("run-%s-%d.json", tag, r))
-		writeFile(t, p, log)
-		logs = append(logs, p)
-	}
-	return logs
-}
-
 // expectedHash computes the pack hash of a log without any store.
 func expectedHash(t *testing.T, log string) string {
 	t.Helper()
@@ -115,33 +68,6 @@ func runAtOnce(t *testing.T, dir string, jobs []*job) {
 	}
 	close(start)
 	wg.Wait()
-}
-
-// checkIntact fails the test unless fsck finds nothing at all, not even a
-// temporary file: every writer has finished, so none may be left.
-func checkIntact(t *testing.T, st, what string) {
-	t.Helper()
-	for _, p := range runFsck(t, st, "--tmp-age", "0s") {
-		t.Errorf("%s: fsck: %s %s: %s", what, p.Kind, p.Object, p.Detail)
-	}
-}
-
-// logHashes returns the hashes ctx log lists, as ctx:// names.
-func logHashes(t *testing.T, st string) map[string]bool {
-	t.Helper()
-	out := mustCtx(t, "", "ctx-log", "--store", st, "--json")
-	got := map[string]bool{}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
-			continue
-		}
-		var e struct{ Hash string }
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			t.Fatalf("ctx log --json: %q: %v", line, err)
-		}
-		got["ctx://"+strings.TrimPrefix(e.Hash, "sha256:")] = true
-	}
-	return got
 }
 
 // TestConcurrentPacks runs eight ctx pack processes at once into one store,

@@ -1,126 +1,16 @@
 package ctx_test
 
 import (
-	"bytes"
-	"crypto/rand"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
-// The tests of this file run the real ctx-* programs, which testscript.Main
-// (script_test.go) puts on PATH: each is this test binary under the verb's
-// name.
-
-// ctxCmd runs a ctx-* program and returns its stdout, stderr and exit code.
-func ctxCmd(t *testing.T, dir string, prog string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(prog, args...)
-	cmd.Dir = dir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("%s %s: %v", prog, strings.Join(args, " "), err)
-	}
-	return stdout.String(), stderr.String(), code
-}
-
-// mustCtx runs a ctx-* program that must succeed, and returns its stdout.
-func mustCtx(t *testing.T, dir string, prog string, args ...string) string {
-	t.Helper()
-	out, errOut, code := ctxCmd(t, dir, prog, args...)
-	if code != 0 {
-		t.Fatalf("%s %s: exit %d\n%s", prog, strings.Join(args, " "), code, errOut)
-	}
-	return out
-}
-
-// fsckProblem is one problem of ctx fsck's report.
-type fsckProblem struct {
-	Kind   string `json:"kind"`
-	Object string `json:"object"`
-	Detail string `json:"detail"`
-}
-
-// runFsck runs ctx fsck on the store with the given extra flags and returns
-// its problems.
-func runFsck(t *testing.T, storeDir string, flags ...string) []fsckProblem {
-	t.Helper()
-	out, errOut, code := ctxCmd(t, "", "ctx-fsck", append([]string{"--store", storeDir}, flags...)...)
-	var rep struct {
-		OK       bool          `json:"ok"`
-		Problems []fsckProblem `json:"problems"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || code > 1 || rep.OK != (code == 0) || rep.OK != (len(rep.Problems) == 0) {
-		t.Fatalf("ctx fsck: exit %d, report %q, %v\n%s", code, out, err, errOut)
-	}
-	return rep.Problems
-}
-
-// newStoreDir makes a store with ctx init and returns its .ctx path.
-func newStoreDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	mustCtx(t, dir, "ctx-init")
-	return filepath.Join(dir, ".ctx")
-}
-
-// writeLargeRun writes a run of many files given by path, plus a few large
-// ones, and returns the log's path.
-func writeLargeRun(t *testing.T, small, large int, largeSize int) string {
-	t.Helper()
-	dir := t.TempDir()
-	var inputs []map[string]string
-	for i := 0; i < small; i++ {
-		name := fmt.Sprintf("src/d%02d/f%04d.txt", i%20, i)
-		content := strings.Repeat(fmt.Sprintf("line of file %d\n", i), 20+i%200)
-		writeFile(t, filepath.Join(dir, name), []byte(content))
-		inputs = append(inputs, map[string]string{"path": name})
-	}
-	for i := 0; i < large; i++ {
-		name := fmt.Sprintf("data/large%d.bin", i)
-		b := make([]byte, largeSize)
-		rand.Read(b)
-		writeFile(t, filepath.Join(dir, name), b)
-		inputs = append(inputs, map[string]string{"path": name})
-	}
-	log, err := json.Marshal(map[string]any{
-		"created": "2026-03-01T00:00:00Z",
-		"model":   map[string]string{"identifier": "m"},
-		"prompts": []map[string]string{{"content": "index the tree"}},
-		"inputs":  inputs,
-		"steps":   []map[string]any{{"tool": "list_dir", "parameters": map[string]string{"path": "src"}, "output": "d00\n"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "run.json")
-	writeFile(t, p, log)
-	return p
-}
-
-func writeFile(t *testing.T, p string, b []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
+// The tests of this file run the real ctx-* programs (ctxCmd,
+// helpers_test.go).
 
 // TestPackKilled kills ctx pack with SIGKILL at many points while it
 // stores a large run by path (2,000 files and two of 4 MiB), each time
@@ -202,63 +92,6 @@ func TestPackKilled(t *testing.T) {
 	}
 }
 
-// killAt starts cmd, writing to the store st, and kills it with SIGKILL as
-// soon as at says the store has reached the state wanted (at gets the
-// largest count of temporary files seen so far). It returns whether the
-// kill ended the command, and how the command ended.
-func killAt(t *testing.T, cmd *exec.Cmd, st string, at func(st string, peak int) bool) (killed bool, err error) {
-	t.Helper()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	peak := 0
-	for {
-		select {
-		case err = <-done:
-			return false, err
-		default:
-		}
-		peak = max(peak, temps(st))
-		if at(st, peak) {
-			cmd.Process.Signal(syscall.SIGKILL)
-			err = <-done
-			var ee *exec.ExitError
-			return errors.As(err, &ee) && ee.Sys().(syscall.WaitStatus).Signaled(), err
-		}
-		time.Sleep(time.Millisecond)
-	}
-}
-
-// memStoreDir makes a store in memory (/dev/shm) where the machine has
-// it, else in a temporary directory. What a killed process leaves behind
-// is the same on any filesystem; in memory the syncs of each pack do not
-// wait for the rest of a busy machine's disk, which made the test take
-// most of a minute.
-func memStoreDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("/dev/shm", "ctx-crash-")
-	if err != nil {
-		return newStoreDir(t)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	mustCtx(t, dir, "ctx-init")
-	return filepath.Join(dir, ".ctx")
-}
-
-// temps estimates the temporary files of objects being written: those in
-// tmp/ (an object read from a stream) and, beside their final names in
-// objects/ab/ (an object whose hash was known before writing), 16 times
-// those of the 16 fan-out directories ending in 0. Hashes spread evenly,
-// so that is close enough to tell thirds apart, and reading 17 directories
-// instead of 257 keeps the watcher quick enough to catch each phase on a
-// loaded machine.
-func temps(st string) int {
-	t, _ := countObjects(st, true)
-	return t
-}
-
 // linked estimates, the same way, the objects under their final names.
 func linked(st string) int {
 	_, l := countObjects(st, true)
@@ -309,15 +142,6 @@ func storePhase(t *testing.T, st, want string) string {
 	indexed := err == nil
 	tmp, objects := countObjects(st, false)
 	return fmt.Sprintf("tmp=%d objects=%d manifest=%v indexed=%v ref=%v", tmp, objects, manifest, indexed, readRef(t, st) != "")
-}
-
-func readRef(t *testing.T, st string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(st, "refs", "latest"))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // killWhileStoring kills prog, run with args into fresh stores, with

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -30,11 +29,7 @@ import (
 func buildOtelAgent(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goTool); err != nil {
-		goTool = "go"
-	}
-	cmd := exec.Command(goTool, "build", "-o", filepath.Join(dir, "otelagent"), "./internal/otelagent")
+	cmd := exec.Command(goTool(t), "build", "-o", filepath.Join(dir, "otelagent"), "./internal/otelagent")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building internal/otelagent: %v\n%s", err, out)
 	}

@@ -1,10 +1,7 @@
 package ctx_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -17,7 +14,6 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-init/initcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-pack/packcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
-	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/pack/replaystream"
 )
 
@@ -166,21 +162,6 @@ func replayBothWays(t *testing.T, fx replayFixture, mode []string) (stream, save
 	}
 	saved = driftOf(t, run(t, diffcmd.Run, nil, p, rep.Saved))
 	return stream, saved
-}
-
-// run runs a verb in-process and returns its stdout; only trouble (exit 2)
-// fails the test: a finding or a failed replay is what is being compared.
-func run(t *testing.T, verb func(context.Context, []string, io.Reader, io.Writer, io.Writer) error, stdin io.Reader, args ...string) string {
-	t.Helper()
-	if stdin == nil {
-		stdin = strings.NewReader("")
-	}
-	var stdout, stderr bytes.Buffer
-	err := verb(context.Background(), args, stdin, &stdout, &stderr)
-	if cli.ExitCode(err) == cli.ExitTrouble {
-		t.Fatalf("%v: %v\n%s", args, err, stderr.String())
-	}
-	return stdout.String()
 }
 
 // driftOf is a drift report without its a and b.

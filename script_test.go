@@ -21,6 +21,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-attest/attestcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-cat/catcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-checkout/checkoutcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-completion/completioncmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-convert/convertcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-diff/diffcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-export/exportcmd"
@@ -40,6 +41,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-rm/rmcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-serve/servecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-suite/suitecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-tag/tagcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-verify/verifycmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx/ctxcmd"
@@ -53,34 +55,36 @@ import (
 // jq checks of the scripts run on any machine with Go.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"ctx":          func() { os.Exit(ctxcmd.Main()) },
-		"ctx-attest":   func() { os.Exit(attestcmd.Main()) },
-		"ctx-cat":      func() { os.Exit(catcmd.Main()) },
-		"ctx-checkout": func() { os.Exit(checkoutcmd.Main()) },
-		"ctx-convert":  func() { os.Exit(convertcmd.Main()) },
-		"ctx-diff":     func() { os.Exit(diffcmd.Main()) },
-		"ctx-export":   func() { os.Exit(exportcmd.Main()) },
-		"ctx-fork":     func() { os.Exit(forkcmd.Main()) },
-		"ctx-fsck":     func() { os.Exit(fsckcmd.Main()) },
-		"ctx-gc":       func() { os.Exit(gccmd.Main()) },
-		"ctx-import":   func() { os.Exit(importcmd.Main()) },
-		"ctx-init":     func() { os.Exit(initcmd.Main()) },
-		"ctx-key":      func() { os.Exit(keycmd.Main()) },
-		"ctx-log":      func() { os.Exit(logcmd.Main()) },
-		"ctx-pack":     func() { os.Exit(packcmd.Main()) },
-		"ctx-pull":     func() { os.Exit(pullcmd.Main()) },
-		"ctx-push":     func() { os.Exit(pushcmd.Main()) },
-		"ctx-record":   func() { os.Exit(recordcmd.Main()) },
-		"ctx-redact":   func() { os.Exit(redactcmd.Main()) },
-		"ctx-replay":   func() { os.Exit(replaycmd.Main()) },
-		"ctx-rm":       func() { os.Exit(rmcmd.Main()) },
-		"ctx-serve":    func() { os.Exit(servecmd.Main()) },
-		"ctx-show":     func() { os.Exit(showcmd.Main()) },
-		"ctx-tag":      func() { os.Exit(tagcmd.Main()) },
-		"ctx-verify":   func() { os.Exit(verifycmd.Main()) },
-		"jq":           func() { os.Exit(runJQ(os.Args[1:])) },
-		"maxrss":       func() { os.Exit(runMaxRSS(os.Args[1:])) },
-		"tcpcat":       func() { os.Exit(runTCPCat(os.Args[1:])) },
+		"ctx":            func() { os.Exit(ctxcmd.Main()) },
+		"ctx-attest":     func() { os.Exit(attestcmd.Main()) },
+		"ctx-cat":        func() { os.Exit(catcmd.Main()) },
+		"ctx-checkout":   func() { os.Exit(checkoutcmd.Main()) },
+		"ctx-completion": func() { os.Exit(completioncmd.Main()) },
+		"ctx-convert":    func() { os.Exit(convertcmd.Main()) },
+		"ctx-diff":       func() { os.Exit(diffcmd.Main()) },
+		"ctx-export":     func() { os.Exit(exportcmd.Main()) },
+		"ctx-fork":       func() { os.Exit(forkcmd.Main()) },
+		"ctx-fsck":       func() { os.Exit(fsckcmd.Main()) },
+		"ctx-gc":         func() { os.Exit(gccmd.Main()) },
+		"ctx-import":     func() { os.Exit(importcmd.Main()) },
+		"ctx-init":       func() { os.Exit(initcmd.Main()) },
+		"ctx-key":        func() { os.Exit(keycmd.Main()) },
+		"ctx-log":        func() { os.Exit(logcmd.Main()) },
+		"ctx-pack":       func() { os.Exit(packcmd.Main()) },
+		"ctx-pull":       func() { os.Exit(pullcmd.Main()) },
+		"ctx-push":       func() { os.Exit(pushcmd.Main()) },
+		"ctx-record":     func() { os.Exit(recordcmd.Main()) },
+		"ctx-redact":     func() { os.Exit(redactcmd.Main()) },
+		"ctx-replay":     func() { os.Exit(replaycmd.Main()) },
+		"ctx-rm":         func() { os.Exit(rmcmd.Main()) },
+		"ctx-serve":      func() { os.Exit(servecmd.Main()) },
+		"ctx-show":       func() { os.Exit(showcmd.Main()) },
+		"ctx-suite":      func() { os.Exit(suitecmd.Main()) },
+		"ctx-tag":        func() { os.Exit(tagcmd.Main()) },
+		"ctx-verify":     func() { os.Exit(verifycmd.Main()) },
+		"jq":             func() { os.Exit(runJQ(os.Args[1:])) },
+		"maxrss":         func() { os.Exit(runMaxRSS(os.Args[1:])) },
+		"tcpcat":         func() { os.Exit(runTCPCat(os.Args[1:])) },
 	})
 }
 
@@ -101,6 +105,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("CORPUS", filepath.Join(root, "testdata", "corpus"))
 			env.Setenv("EXAMPLES", filepath.Join(root, "examples"))
 			env.Setenv("NPM", filepath.Join(root, "testdata", "npm"))
+			env.Setenv("NODE_PATH", filepath.Join(root, "testdata", "npm", "node_modules"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
 			// The Landlock ABI of this kernel, for scripts that print the
 			// sandbox a replay ran in.
@@ -132,7 +137,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 // [sandbox] holds where replay can sandbox the programs it starts (Linux
 // with Landlock).
 // [interop:NAME] holds where the real program NAME (docker-registry,
-// chromium, oras, cosign) is installed; see internal/interop.
+// chromium, oras, cosign; duckdb-node: node with @duckdb/node-api) is
+// installed; see internal/interop.
 func scriptCondition(cond string) (bool, error) {
 	switch cond {
 	case "mountns":

@@ -42,6 +42,7 @@ type target struct {
 	rateOf    func() float64
 	unit      string
 	maxRSS    int64
+	maxWall   time.Duration // cmds[cmd]'s median wall time at most this
 }
 
 // rate turns a command's median into a rate: per units of work each run
@@ -71,6 +72,12 @@ type workload struct {
 	// maxRuns, when set, caps the runs of a row whose every command takes
 	// a minute or more (pushing 10,000 blobs to a registry).
 	maxRuns int
+	// missing, when set, says why the row cannot run here (a program not
+	// built): it is listed, with its targets, as not built.
+	missing string
+	// rssLimit, when set, is the peak RSS this row's ctx commands may
+	// reach instead of the project's rssLimit (KiB).
+	rssLimit int64
 }
 
 // sample is one timed run, or the median of several.
@@ -92,6 +99,10 @@ type result struct {
 // runs.min) when one round of the workload takes so long that runs.max
 // would take more than runs.budget.
 func measure(w workload, runs runPlan, rssTool string) (result, error) {
+	if w.missing != "" {
+		fmt.Fprintf(os.Stderr, "bench: %s: not built (%s)\n", w.name, w.missing)
+		return result{w: w}, nil
+	}
 	t0 := time.Now()
 	fmt.Fprintf(os.Stderr, "bench: %s: preparing\n", w.name)
 	if err := w.prepare(); err != nil {
@@ -295,6 +306,14 @@ func mid(d []time.Duration) time.Duration {
 // the size of its input.
 const rssLimit = 64 << 10 // KiB
 
+// maxRSS is the peak RSS w's ctx commands may reach.
+func (w workload) maxRSS() int64 {
+	if w.rssLimit > 0 {
+		return w.rssLimit
+	}
+	return rssLimit
+}
+
 func render(results []result) string {
 	var b strings.Builder
 	row := func(w, c, med, cpu, rss, rt, vs string) {
@@ -309,6 +328,13 @@ func render(results []result) string {
 		runs = max(runs, r.runs)
 	}
 	for _, r := range results {
+		if r.w.missing != "" {
+			row(r.w.name, "not built: "+r.w.missing, "", "", "", "", "")
+			for _, t := range r.w.targets {
+				checks = append(checks, fmt.Sprintf("%-80s  %9s  %12s  %-15s  %s", r.w.name+": "+r.w.cmds[t.cmd].label, "", "", "", "NOT BUILT"))
+			}
+			continue
+		}
 		med := make([]sample, len(r.samples))
 		for j := range r.samples {
 			med[j] = median(r.samples[j])
@@ -335,7 +361,7 @@ func render(results []result) string {
 				}
 			}
 			rss := fmt.Sprintf("%.1fM", float64(med[j].rss)/1024)
-			if c.peer == "" && med[j].rss > rssLimit {
+			if c.peer == "" && med[j].rss > r.w.maxRSS() {
 				rss += "!"
 			}
 			row(name, label, round(med[j].wall), round(med[j].cpu), rss, rt, strings.Join(vs, ", "))
@@ -359,9 +385,9 @@ func render(results []result) string {
 			continue // its targets hold the RSS bound
 		}
 		for j, c := range r.w.cmds {
-			if c.peer == "" && med[j].rss > rssLimit {
+			if c.peer == "" && med[j].rss > r.w.maxRSS() {
 				checks = append(checks, fmt.Sprintf("%-80s  %8.1fM %13s  %-15s  MISSED",
-					r.w.name+": "+c.label+", peak RSS", float64(med[j].rss)/1024, "", fmt.Sprintf("at most %d MiB", rssLimit>>10)))
+					r.w.name+": "+c.label+", peak RSS", float64(med[j].rss)/1024, "", fmt.Sprintf("at most %d MiB", r.w.maxRSS()>>10)))
 			}
 		}
 	}
@@ -397,6 +423,10 @@ func checkTarget(w workload, t target, med []sample) string {
 		what := fmt.Sprintf("%s: %s, rate", w.name, w.cmds[t.cmd].label)
 		return fmt.Sprintf("%-80s  %9s  %12s  %-15s  %s", what, formatRate(got, "MB/s"), "",
 			fmt.Sprintf("at least %g %s", t.minRate, t.unit), verdict(got >= t.minRate))
+	case t.maxWall > 0:
+		what := fmt.Sprintf("%s: %s, wall time", w.name, w.cmds[t.cmd].label)
+		return fmt.Sprintf("%-80s  %9s  %12s  %-15s  %s", what, round(med[t.cmd].wall), "",
+			fmt.Sprintf("at most %s", t.maxWall), verdict(med[t.cmd].wall <= t.maxWall))
 	case t.maxRSS > 0:
 		what := fmt.Sprintf("%s: %s, peak RSS", w.name, w.cmds[t.cmd].label)
 		return fmt.Sprintf("%-80s  %8.1fM  %12s  %-15s  %s", what, float64(med[t.cmd].rss)/1024, "",

@@ -34,6 +34,7 @@ type sizes struct {
 	dispatchReps             int   // calls per sample of the dispatch row
 	verifyFiles, verifyBig   int   // extra: ctx verify
 	storePacks, storeBig     int   // extra: export, import, fsck
+	suiteRuns, suiteSteps    int   // ctx pack - of a stream of runs, ctx suite
 	sessionMBs               []int // peak RSS rows: Claude Code sessions of these MB
 }
 
@@ -54,6 +55,7 @@ func fullSizes() sizes {
 		dispatchReps: 20,
 		verifyFiles:  2000, verifyBig: 256 << 20,
 		storePacks: 200, storeBig: 64 << 20,
+		suiteRuns: 2000, suiteSteps: 40,
 	}
 }
 
@@ -73,6 +75,7 @@ func quickSizes() sizes {
 		dispatchReps: 3,
 		verifyFiles:  100, verifyBig: 8 << 20,
 		storePacks: 10, storeBig: 4 << 20,
+		suiteRuns: 100, suiteSteps: 10,
 	}
 }
 
@@ -101,6 +104,8 @@ func (e benchEnv) workloads() []workload {
 	ws = append(ws, e.replay())
 	ws = append(ws, e.replaySandbox())
 	ws = append(ws, e.convert())
+	ws = append(ws, e.runStream())
+	ws = append(ws, e.suite()...)
 	ws = append(ws, e.record()...)
 	ws = append(ws, e.codex()...)
 	ws = append(ws, e.listing())

@@ -39,6 +39,8 @@ func Components() map[string]Component {
 		// The MCP TypeScript SDK's client and the reference filesystem
 		// server, run by node.
 		"node-mcp": {"node", npmInstall, []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/server-filesystem"}},
+		// DuckDB's Node.js client, which reads ctx suite's Parquet files.
+		"duckdb-node": {"node", npmInstall, []string{"@duckdb/node-api"}},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -25,12 +26,14 @@ const (
 // Imported is what Import did.
 type Imported struct {
 	Packs   []store.Hash // the packs the stream carries, in the order of their names
+	Last    store.Hash   // the pack of the stream's last index entry: refs/latest names it after the import
 	Stats   store.Stats  // objects written and reused, bytes written
 	Indexed int          // index entries written: packs new to the store, or whose entry was missing or damaged
+	Latest  bool         // refs/latest moved to Last
 }
 
 // Unchanged reports whether the import changed nothing in the store.
-func (r *Imported) Unchanged() bool { return r.Stats.Written == 0 && r.Indexed == 0 }
+func (r *Imported) Unchanged() bool { return r.Stats.Written == 0 && r.Indexed == 0 && !r.Latest }
 
 // StreamError says why a stream was refused, and at which entry. Nothing of
 // the stream was stored.
@@ -93,6 +96,13 @@ func Import(r io.Reader, st *store.Store, batch *store.Batch) (*Imported, error)
 		return res, &IndexError{Err: err}
 	}
 	res.Indexed = len(entries)
+	// As ctx pack names what it made latest, so does an import: the last
+	// pack of the stream, as 'ctx pack a b' names b.
+	if len(res.Packs) > 0 {
+		if res.Latest, err = pack.SetLatest(st, res.Last, time.Now()); err != nil {
+			return res, fmt.Errorf("the packs are stored and indexed, but refs/latest could not name %s: %w", res.Last, err)
+		}
+	}
 	return res, nil
 }
 
@@ -118,13 +128,18 @@ func read(r io.Reader, batch *store.Batch) (*Imported, error) {
 	cr := &countReader{r: r}
 	tr := tar.NewReader(cr)
 	entries := map[store.Hash]store.Hash{} // the hash of each pack's index entry, to spot differing duplicates
+	var lastPack store.Hash                // the pack of the last index entry
 	var last string                        // the last entry's name, for messages about the stream
 	var endOfData, lastSize int64
 	for {
 		endOfData = cr.n
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			return finish(cr, entries, last, endOfData+pad(lastSize))
+			res, err := finish(cr, entries, last, endOfData+pad(lastSize))
+			if res != nil {
+				res.Last = lastPack
+			}
+			return res, err
 		}
 		if err != nil {
 			return nil, streamError(err, cr.n, last)
@@ -159,6 +174,7 @@ func read(r io.Reader, batch *store.Batch) (*Imported, error) {
 				return nil, &StreamError{Entry: hdr.Name, Err: errors.New("given twice with different content")}
 			}
 			entries[h] = store.Sum(b)
+			lastPack = h
 		}
 	}
 }

@@ -151,7 +151,7 @@ func (a *anthropic) message(n node) error {
 				return err
 			}
 			texts = append(texts, s)
-		case typ == "tool_result" || strings.HasSuffix(typ, "_tool_result"):
+		case resultBlock(typ):
 			if err := a.result(b, bm); err != nil {
 				return err
 			}
@@ -211,35 +211,28 @@ func (a *anthropic) assistant(content node, blocks []any, m, meta map[string]any
 			if err := flushText(); err != nil {
 				return err
 			}
-			s := stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Meta: next()}
-			if t, ok := bm["thinking"].(string); ok {
-				s.Output = &t
+			t, _ := blockThinking(b, typ)
+			if _, ok := bm["thinking"].(string); !ok {
+				t = nil
 			}
+			s := thinking(model, t, "", next())
 			s.Meta = setIf(s.Meta, "signature", bm["signature"])
 			s.Meta = setIf(s.Meta, "redacted_thinking", bm["data"])
 			if _, err := a.q.add(s); err != nil {
 				return err
 			}
-		case typ == "tool_use" || strings.HasSuffix(typ, "tool_use"):
+		case callBlock(typ):
 			if err := flushText(); err != nil {
 				return err
 			}
-			id, err := b.key("id").optStr()
+			if _, err := b.key("name").needStr(); err != nil {
+				return err
+			}
+			id, s, err := blockCall(b, bm, typ, next(), "")
 			if err != nil {
 				return err
 			}
-			name, err := b.key("name").needStr()
-			if err != nil {
-				return err
-			}
-			params, bad := parseArguments(bm["input"])
-			sm := next()
-			sm = setIf(sm, "arguments_not_json", bad)
-			if typ != "tool_use" {
-				sm = setIf(sm, "block_type", typ)
-			}
-			sm = setIf(sm, "block_extra", rest(bm, "type", "id", "name", "input"))
-			if _, err := a.q.call(id, stepRec{Type: "tool_call", Tool: name, Params: params, Meta: sm}); err != nil {
+			if _, err := a.q.call(id, s); err != nil {
 				return err
 			}
 		case strings.HasSuffix(typ, "_tool_result"):

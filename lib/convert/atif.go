@@ -28,8 +28,116 @@ func isATIF(v any) bool {
 		return false
 	}
 	sv, _ := m["schema_version"].(string)
-	_, steps := m["steps"].([]any)
-	return strings.HasPrefix(sv, "ATIF-") && steps
+	steps, _ := m["steps"].([]any)
+	if strings.HasPrefix(sv, "ATIF-") && steps != nil {
+		return true
+	}
+	// ATIF-like trajectories that write the version bare ("1.4"): steps
+	// with an id and a source.
+	if sv == "" || sv[0] < '0' || sv[0] > '9' || len(steps) == 0 {
+		return false
+	}
+	first, _ := steps[0].(map[string]any)
+	_, id := first["step_id"]
+	_, src := first["source"].(string)
+	return id && src
+}
+
+// A variant of ATIF (written with a bare version, "1.4") spells a call
+// {id, name, arguments} and gives its result in a step of its own, linked
+// by the call's id (tool_call_id, or an observation's source_call_id),
+// sometimes before the step that lists the call. Such a result is read
+// with its call, wherever it stands; one that names no call of the
+// trajectory is an orphan.
+
+// atifLate is a result given outside the step of its call.
+type atifLate struct {
+	text  string
+	has   bool
+	isErr bool
+	step  any // the step that holds it
+}
+
+// atifCallID reads a call's id and name in either spelling.
+func atifCallID(m map[string]any) (id, name string) {
+	id = firstString(m, "tool_call_id", "id")
+	name = firstString(m, "function_name", "name")
+	if name == "" {
+		if fn, ok := m["function"].(map[string]any); ok {
+			name, _ = fn["name"].(string)
+		}
+	}
+	return id, name
+}
+
+// atifResultStep reports a step that is a tool's result: it names a call
+// and makes none.
+func atifResultStep(m map[string]any) (string, bool) {
+	if _, calls := m["tool_calls"]; calls {
+		return "", false
+	}
+	id, ok := m["tool_call_id"].(string)
+	return id, ok && id != ""
+}
+
+// prepare finds, before the steps are read, every call id of the
+// trajectory and the results given outside their call's step.
+func (a *atifReader) prepare(steps node, list []any) {
+	a.callIDs = map[string]bool{}
+	a.late = map[string][]atifLate{}
+	own := map[int]map[string]bool{}
+	for i := range list {
+		m, _ := list[i].(map[string]any)
+		calls, _ := m["tool_calls"].([]any)
+		own[i] = map[string]bool{}
+		for _, c := range calls {
+			cm, _ := c.(map[string]any)
+			if id, _ := atifCallID(cm); id != "" {
+				a.callIDs[id] = true
+				own[i][id] = true
+			}
+		}
+	}
+	for i := range list {
+		n := steps.idx(i)
+		m, _ := list[i].(map[string]any)
+		if id, ok := atifResultStep(m); ok {
+			text, has, _, _ := atifText(n.key("message"))
+			if !has {
+				text, has, _, _ = atifText(n.key("content"))
+			}
+			if !has {
+				res := n.key("observation").key("results")
+				if rl, _ := res.arr(); len(rl) > 0 {
+					text, has, _, _ = atifText(res.idx(0).key("content"))
+				}
+			}
+			a.late[id] = append(a.late[id], atifLate{text: text, has: has, isErr: n.key("is_error").bool(), step: m["step_id"]})
+			continue
+		}
+		res := n.key("observation").key("results")
+		rl, _ := res.arr()
+		for k := range rl {
+			src, _ := res.idx(k).key("source_call_id").v.(string)
+			if src != "" && !own[i][src] && a.callIDs[src] {
+				text, has, _, _ := atifText(res.idx(k).key("content"))
+				a.late[src] = append(a.late[src], atifLate{text: text, has: has, step: m["step_id"]})
+			}
+		}
+	}
+}
+
+// takeLate answers a call still waiting after its own step with a result
+// given elsewhere.
+func (a *atifReader) takeLate(key, cid string) error {
+	l := a.late[cid]
+	if len(l) == 0 || a.q.pending(key) == nil {
+		return nil
+	}
+	a.late[cid] = l[1:]
+	r := callResult{Text: l[0].text, HasText: l[0].has, IsError: l[0].isErr, Meta: map[string]any{"atif_result_step_id": l[0].step}}
+	_, err := a.q.result(key, r)
+	return err
 }
 
 func convertATIF(d *document, w *writer) error { return d.withLine(convertATIFDoc(d, w)) }
@@ -44,7 +152,9 @@ func convertATIFDoc(d *document, w *writer) error {
 		return err
 	}
 	agent := n.key("agent")
-	if _, err := agent.needObj(); err != nil {
+	sv, _ := top["schema_version"].(string)
+	variant := !strings.HasPrefix(sv, "ATIF-")
+	if _, err := agent.needObj(); err != nil && !(variant && agent.null()) {
 		return err
 	}
 	steps := n.key("steps")
@@ -95,6 +205,8 @@ func convertATIFDoc(d *document, w *writer) error {
 		return err
 	}
 	a := &atifReader{w: w, q: newSteps(w)}
+	a.prepare(steps, list)
+	a.variant = variant
 	for i := start; i < len(list); i++ {
 		if err := a.step(steps.idx(i)); err != nil {
 			return err
@@ -107,8 +219,11 @@ func convertATIFDoc(d *document, w *writer) error {
 }
 
 type atifReader struct {
-	w *writer
-	q *steps
+	w       *writer
+	q       *steps
+	callIDs map[string]bool       // every call id of the trajectory
+	late    map[string][]atifLate // results given outside their call's step, by call id
+	variant bool                  // the bare-version variant
 }
 
 // atifText reads a message or a result's content: a string, or (from
@@ -159,6 +274,14 @@ func (a *atifReader) step(n node) error {
 		return err
 	}
 	head := map[string]any{"atif_step_id": id}
+	if cid, ok := atifResultStep(m); ok {
+		if a.callIDs[cid] {
+			return nil // read with its call
+		}
+		r := callResult{Text: text, HasText: has, IsError: n.key("is_error").bool(), Timestamp: ts, Meta: head}
+		_, err := a.q.result(cid, r)
+		return err
+	}
 	own := rest(m, "source", "message", "reasoning_content", "tool_calls", "observation", "metrics")
 	if parts != nil {
 		own = setIf(own, "message", parts)
@@ -172,8 +295,10 @@ func (a *atifReader) step(n node) error {
 		return a.q.prompt("user", text, head)
 	case "agent":
 		return a.agent(n, m, id, head, text, ts)
-	case "system":
-		s := stepRec{Type: "event", Tool: "system", Timestamp: ts, Meta: head}
+	case "system", "tool", "environment":
+		// A tool's or the environment's step (the variant) is read as a
+		// system step: an event and its observations.
+		s := stepRec{Type: "event", Tool: source, Timestamp: ts, Meta: head}
 		if has {
 			s.Output = &text
 		}
@@ -182,7 +307,7 @@ func (a *atifReader) step(n node) error {
 		}
 		return a.observations(n, id, nil, ts)
 	}
-	return n.key("source").errorf("must be system, user or agent, not %q", source)
+	return n.key("source").errorf("must be system, user or agent (or a tool's result, naming tool_call_id), not %q", source)
 }
 
 func (a *atifReader) agent(n node, m map[string]any, id any, head map[string]any, text, ts string) error {
@@ -197,7 +322,7 @@ func (a *atifReader) agent(n node, m map[string]any, id any, head map[string]any
 		return err
 	} else if _, ok := m["reasoning_content"].(string); ok {
 		meta := map[string]any{"atif_step_id": id}
-		if _, err := a.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &rc, Timestamp: ts, Meta: meta}); err != nil {
+		if _, err := a.q.add(thinking(model, &rc, ts, meta)); err != nil {
 			return err
 		}
 	}
@@ -231,20 +356,34 @@ func (a *atifReader) agent(n node, m map[string]any, id any, head map[string]any
 		if err != nil {
 			return err
 		}
-		cid, err := c.key("tool_call_id").needStr()
-		if err != nil {
-			return err
+		cid, name := atifCallID(cm)
+		if cid == "" {
+			if _, err := c.key("tool_call_id").needStr(); err != nil {
+				return err
+			}
 		}
-		name, err := c.key("function_name").needStr()
-		if err != nil {
-			return err
+		if name == "" {
+			if _, err := c.key("function_name").needStr(); err != nil {
+				return err
+			}
 		}
 		args := c.key("arguments")
-		params, err := args.needObj()
-		if err != nil {
+		if _, ok := cm["arguments"]; !ok && a.variant {
+			// {function: {name, arguments}}, as OpenAI writes a call.
+			args = c.key("function").key("arguments")
+		}
+		var params map[string]any
+		meta := map[string]any{"atif_step_id": id}
+		if args.null() && a.variant {
+			params = map[string]any{}
+		} else if s, ok := args.str(); ok && a.variant {
+			// The variant writes arguments as JSON text.
+			var bad bool
+			params, bad = parseArguments(s)
+			meta = setIf(meta, "arguments_not_json", bad)
+		} else if params, err = args.needObj(); err != nil {
 			return err
 		}
-		meta := map[string]any{"atif_step_id": id}
 		meta = setIf(meta, "atif_call_extra", cm["extra"])
 		// The call waits for its result under an id of this step alone:
 		// ids repeat across steps (call_fake_1).
@@ -258,6 +397,11 @@ func (a *atifReader) agent(n node, m map[string]any, id any, head map[string]any
 	}
 	if err := a.observations(n, id, ids, ts); err != nil {
 		return err
+	}
+	for _, cid := range ids {
+		if err := a.takeLate(atifKey(id, cid), cid); err != nil {
+			return err
+		}
 	}
 	// A call no result answers has none in the trajectory: said so, no
 	// warning (ATIF records results only where there are some).
@@ -333,6 +477,9 @@ func (a *atifReader) observations(n node, id any, ids []string, ts string) error
 			info["content_absent"] = true
 		} else {
 			info = setIf(info, "content_null", !has)
+		}
+		if src != "" && !contains(ids, src) && a.callIDs[src] {
+			continue // read with its call, in another step
 		}
 		key := ""
 		switch {

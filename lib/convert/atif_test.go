@@ -142,6 +142,11 @@ func TestATIFRoundTrip(t *testing.T) {
 		n++
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			orig := decodeAny(t, readCorpus(t, path)).(map[string]any)
+			if sv, _ := orig["schema_version"].(string); !strings.HasPrefix(sv, "ATIF-") {
+				// An ATIF-like variant is read, not written back: the way
+				// back writes ATIF.
+				return
+			}
 			out := packATIF(t, st, path)
 			checkATIF(t, schema, filepath.Base(path), out)
 			back := decodeAny(t, out).(map[string]any)

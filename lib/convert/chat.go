@@ -113,7 +113,7 @@ func (c *chat) assistant(n node, m map[string]any, ts string, meta map[string]an
 	for _, k := range []string{"reasoning_content", "reasoning"} {
 		if s, ok := m[k].(string); ok && s != "" {
 			out := s
-			if _, err := c.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &out, Timestamp: ts, Meta: c.withMeta(nil)}); err != nil {
+			if _, err := c.q.add(thinking(model, &out, ts, c.withMeta(nil))); err != nil {
 				return err
 			}
 		}
@@ -132,7 +132,7 @@ func (c *chat) assistant(n node, m map[string]any, ts string, meta map[string]an
 				}
 				pmeta := setIf(c.withMeta(nil), "part", rest(pm, "type", "reasoning", "thinking"))
 				out := s
-				if _, err := c.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &out, Timestamp: ts, Meta: pmeta}); err != nil {
+				if _, err := c.q.add(thinking(model, &out, ts, pmeta)); err != nil {
 					return err
 				}
 			case pm != nil && (typ == "text" || typ == "output_text") && pm["text"] != nil:
@@ -367,6 +367,7 @@ func convertOpenAI(d *document, w *writer) error {
 		r.Parameters = params
 		r.Metadata = setIf(r.Metadata, "record", extra)
 		r.Created = unixTime(m["created"], 0)
+		r.Task, r.Outcome = rewardRecord(m)
 	}
 	sys, text, err := findSystem(msgs)
 	if err != nil {

@@ -127,6 +127,7 @@ func (c *claudeCode) line(raw []byte, lineNo int) error {
 	if err != nil {
 		return jsonError(raw, err, lineNo)
 	}
+	c.w.tally.census(v)
 	n := root(v, lineNo)
 	obj, ok := n.obj()
 	if !ok {
@@ -314,36 +315,26 @@ func (t *ccTurn) block(b node, ts string, lm map[string]any, model string) error
 			return err
 		}
 		t.addText(s, ts, lm)
-	case "thinking":
-		s, err := b.key("thinking").optStr()
+	case "thinking", "redacted_thinking":
+		s, err := blockThinking(b, typ)
 		if err != nil {
 			return err
 		}
 		meta := cloneMeta(lm)
 		meta = setIf(meta, "signature", m["signature"])
-		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: meta}})
-	case "redacted_thinking":
-		meta := cloneMeta(lm)
-		meta = setIf(meta, "redacted_thinking", m["data"])
-		t.items = append(t.items, ccItem{step: stepRec{Type: "model_call", Params: map[string]any{"thinking": true}, Timestamp: ts, Meta: meta}})
-	case "tool_use", "server_tool_use", "mcp_tool_use":
-		id, err := b.key("id").optStr()
-		if err != nil {
-			return err
+		if typ == "redacted_thinking" {
+			meta = setIf(meta, "redacted_thinking", m["data"])
 		}
-		name, err := b.key("name").optStr()
-		if err != nil {
-			return err
-		}
-		params, bad := parseArguments(m["input"])
-		meta := cloneMeta(lm)
-		meta = setIf(meta, "arguments_not_json", bad)
-		if typ != "tool_use" {
-			meta = setIf(meta, "block_type", typ)
-		}
-		meta = setIf(meta, "block_extra", rest(m, "type", "id", "name", "input"))
-		t.items = append(t.items, ccItem{id: id, step: stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta}})
+		t.items = append(t.items, ccItem{step: thinking("", s, ts, meta)})
 	default:
+		if callBlock(typ) && typ != "toolCall" {
+			id, s, err := blockCall(b, m, typ, cloneMeta(lm), ts)
+			if err != nil {
+				return err
+			}
+			t.items = append(t.items, ccItem{id: id, step: s})
+			return nil
+		}
 		// A block this converter does not know (a new kind, or a result
 		// the server attached) is kept whole as an event of the turn.
 		meta := cloneMeta(lm)
@@ -422,7 +413,12 @@ func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
 		// the user's words, so not a prompt; it stays in the order it
 		// happened as an event.
 		text, has, parts := textOf(content)
-		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts)}
+		// What the model read (hook feedback, a command's expanded
+		// prompt, the summary that continues a compacted session) stays a
+		// step; the caveat before local commands' output, which tells the
+		// model to ignore them, is the harness's bookkeeping.
+		book := strings.HasPrefix(strings.TrimSpace(text), "<local-command-caveat>")
+		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts), Bookkeeping: book}
 		if has {
 			s.Output = &text
 		}
@@ -669,15 +665,30 @@ func applyEdits(orig string, m map[string]any) (string, bool) {
 	return s, true
 }
 
+// ccBookkeeping reports whether a line that is not a message is Claude
+// Code's bookkeeping rather than a step (docs/CONVERT.md, "Steps and
+// bookkeeping"): snapshots of files for undo, queue operations, the
+// session's title, system notices; not the boundary of a compaction,
+// after which the model saw a summary instead of the conversation.
+func ccBookkeeping(typ string, obj map[string]any) bool {
+	switch typ {
+	case "file-history-snapshot", "queue-operation", "summary":
+		return true
+	case "system":
+		return obj["subtype"] != "compact_boundary"
+	}
+	return false
+}
+
 // other turns a line that is not a message into an event step named for
-// its type, with the line under metadata.
+// its type, with the line under metadata; bookkeeping goes to metadata.
 func (c *claudeCode) other(typ string, obj map[string]any, ts string) error {
 	if typ == "" {
 		typ = "unknown"
 	}
 	meta := rest(obj, "type", "timestamp", "sessionId", "version", "cwd", "gitBranch", "userType", "slug")
 	meta = c.sessionMeta(obj, meta)
-	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
+	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta, Bookkeeping: ccBookkeeping(typ, obj)}
 	for _, k := range []string{"content", "summary"} {
 		if t, ok := obj[k].(string); ok {
 			s.Output = &t

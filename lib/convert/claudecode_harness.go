@@ -151,7 +151,11 @@ func (c *claudeCode) harness(kind, text, ts string, meta map[string]any) error {
 		c.q.interruptOpen()
 	}
 	out := text
-	_, err := c.q.add(stepRec{Type: "event", Tool: kind, Output: &out, Timestamp: ts, Meta: meta})
+	// The interrupt marker and the caveat of local commands are the
+	// harness's bookkeeping; the rest (commands, their output, reminders,
+	// hooks) is what the user did or the model was shown.
+	book := kind == "interrupt" || kind == "meta"
+	_, err := c.q.add(stepRec{Type: "event", Tool: kind, Output: &out, Timestamp: ts, Meta: meta, Bookkeeping: book})
 	return err
 }
 

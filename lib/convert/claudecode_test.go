@@ -72,8 +72,9 @@ func TestClaudeCodeTurns(t *testing.T) {
 		out, _ := s["output"].(string)
 		got = append(got, s["type"].(string)+" "+s["tool"].(string)+" "+out)
 	}
+	// The summary line (the session's title) is bookkeeping: no step, but
+	// kept in the metadata of the step after it.
 	want := []string{
-		"event summary Earlier work",
 		"model_call claude-x plan it",
 		"model_call claude-x First.\n\nSecond.",
 		"tool_call MultiEdit edited",
@@ -83,14 +84,17 @@ func TestClaudeCodeTurns(t *testing.T) {
 		t.Errorf("steps\n%q\nwant\n%q", got, want)
 	}
 	steps := ofEvent(evs, "step")
-	if steps[1]["parameters"].(map[string]any)["thinking"] != true || steps[1]["metadata"].(map[string]any)["signature"] != "sig" {
-		t.Errorf("thinking step %v", steps[1])
+	if recs, _ := steps[0]["metadata"].(map[string]any)["harness_records"].([]any); len(recs) != 1 || recs[0].(map[string]any)["type"] != "summary" || recs[0].(map[string]any)["text"] != "Earlier work" {
+		t.Errorf("the summary is not in the metadata of the step after it: %v", steps[0]["metadata"])
+	}
+	if steps[0]["parameters"].(map[string]any)["thinking"] != true || steps[0]["metadata"].(map[string]any)["signature"] != "sig" {
+		t.Errorf("thinking step %v", steps[0])
 	}
 	// The turn's usage is the last line's, on its first step.
-	if u := steps[1]["metadata"].(map[string]any)["usage"].(map[string]any); u["output_tokens"] != float64(9) {
+	if u := steps[0]["metadata"].(map[string]any)["usage"].(map[string]any); u["output_tokens"] != float64(9) {
 		t.Errorf("usage %v", u)
 	}
-	if p := steps[3]["parameters"].(map[string]any)["file_path"]; p != "a.txt" {
+	if p := steps[2]["parameters"].(map[string]any)["file_path"]; p != "a.txt" {
 		t.Errorf("file_path %v, want a.txt", p)
 	}
 	ins, outs := ofEvent(evs, "input"), ofEvent(evs, "output")
@@ -179,10 +183,11 @@ func TestProgressTicksMakeNoDifference(t *testing.T) {
 	if a != b {
 		t.Errorf("with ticks %s, without %s: want one pack", a, b)
 	}
-	if want := []string{"103 progress records dropped (bash_progress 86, hook_progress 17): ticks of running tools, hooks and subagents are not steps"}; strings.Join(notes, "|") != want[0] {
+	booked := "8 record(s) of the harness kept out of the steps, in the metadata (harness_records) of the step after each: 1 interrupt, 2 system, 5 file-history-snapshot"
+	if want := []string{"103 progress records dropped (bash_progress 86, hook_progress 17): ticks of running tools, hooks and subagents are not steps", booked}; strings.Join(notes, "|") != strings.Join(want, "|") {
 		t.Errorf("notes %q, want %q", notes, want)
 	}
-	if len(none) != 0 {
+	if len(none) != 1 || none[0] != booked {
 		t.Errorf("without ticks, notes %q", none)
 	}
 }
@@ -224,8 +229,7 @@ func TestClaudeCodeRefusals(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %s %q", s["type"], s["tool"], o, out))
 	}
 	want := []string{
-		`tool_call Bash rejected ""`,
-		`event interrupt  "[Request interrupted by user for tool use]"`,
+		`tool_call Bash rejected ""`, // the interrupt marker after it is bookkeeping: no step
 		`tool_call Bash rejected "[Request interrupted by user for tool use]"`,
 		`tool_call Bash  "[Request interrupted by user for tool use]"`,
 		`tool_call Write rejected "The user doesn't want to take this action right now. STOP what you are doing and wait for the user to tell you how to proceed."`,

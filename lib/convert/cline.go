@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -109,8 +110,8 @@ func convertClineDoc(d *document, w *writer) error {
 		}
 		if role, _ := m["role"].(string); role == "user" {
 			err = c.user(mn)
-		} else {
-			err = c.a.message(clineAssistant(mn, m))
+		} else if err = c.a.message(clineAssistant(mn, m)); err == nil {
+			err = c.xmlCalls(mn)
 		}
 		if err != nil {
 			return err
@@ -125,6 +126,7 @@ func convertClineDoc(d *document, w *writer) error {
 type cline struct {
 	a   *anthropic
 	env *regexp.Regexp
+	xml int // calls read from XML in the text
 }
 
 // clineAssistant gives the Anthropic reader an assistant turn with its
@@ -175,6 +177,8 @@ func (c *cline) user(n node) error {
 	var typed, harness, env []string
 	var other []any
 	var results []node
+	var sections []*clineSection
+	var cur *clineSection
 	for _, b := range blocks {
 		bm, err := b.needObj()
 		if err != nil {
@@ -190,8 +194,20 @@ func (c *cline) user(n node) error {
 				env = append(env, strings.TrimSpace(e))
 			}
 			s = c.env.ReplaceAllString(s, "\n")
+			if sm := clineResultHeader().FindStringSubmatch(s); sm != nil {
+				// "[read_file for 'a.go'] Result:": the result of the
+				// call named, in this block and those that follow.
+				cur = &clineSection{tool: sm[1], header: strings.TrimSpace(s[:len(sm[0])-len(sm[2])])}
+				if strings.TrimSpace(sm[2]) != "" {
+					cur.texts = append(cur.texts, sm[2])
+				}
+				sections = append(sections, cur)
+				continue
+			}
 			switch {
 			case strings.TrimSpace(s) == "":
+			case cur != nil && !clineTypedTag(s) && !clineHarness(s):
+				cur.texts = append(cur.texts, s)
 			case clineHarness(s):
 				harness = append(harness, s)
 			default:
@@ -200,10 +216,42 @@ func (c *cline) user(n node) error {
 		case "tool_result":
 			results = append(results, b)
 		default:
+			if cur != nil {
+				cur.parts = append(cur.parts, bm)
+				continue
+			}
 			other = append(other, bm)
 		}
 	}
 	envText := strings.Join(env, "\n")
+	for _, s := range sections {
+		id, ok := c.a.q.oldestOpen(s.tool)
+		if !ok {
+			id, ok = c.a.q.oldestOpen("")
+		}
+		text := strings.Join(s.texts, "\n")
+		if !ok {
+			// Answers no call: Cline's own text, as before.
+			harness = append(harness, s.header+"\n"+text)
+			continue
+		}
+		meta := setIf(nil, "result_header", s.header)
+		meta = setIf(meta, "result_parts", s.parts)
+		if len(results) == 0 && len(typed) == 0 && envText != "" {
+			// The details go with the turn's first result.
+			meta = setIf(meta, "environment_details", envText)
+			envText = ""
+		}
+		r := callResult{Text: text, HasText: true, Tool: s.tool, Meta: meta}
+		if strings.HasPrefix(strings.TrimSpace(text), "The user denied this operation") {
+			r.Outcome = pack.OutcomeRejected
+		} else if strings.HasPrefix(strings.TrimSpace(text), "The tool execution failed") || strings.HasPrefix(strings.TrimSpace(text), "[ERROR]") {
+			r.IsError = true
+		}
+		if _, err := c.a.q.result(id, r); err != nil {
+			return err
+		}
+	}
 	for i, b := range results {
 		bm, _ := b.obj()
 		text, _, _ := textOf(b.key("content"))
@@ -249,4 +297,147 @@ func (c *cline) user(n node) error {
 		return err
 	}
 	return nil
+}
+
+// clineSection is a result Cline wrote as text: its header and the blocks
+// after it.
+type clineSection struct {
+	tool, header string
+	texts        []string
+	parts        []any
+}
+
+// clineResultHeader finds the header Cline writes before a tool's result
+// in the next user turn: "[read_file for 'a.go'] Result:", "[attempt_completion] Result:".
+func clineResultHeader() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^\s*\[([A-Za-z0-9_]+)(?: for '[^\n]*?')?\] Result:[ \t]*\n?(.*)$`)
+}
+
+// clineTypedTag reports text the user typed, in the tags Cline wraps it in.
+func clineTypedTag(s string) bool {
+	t := strings.TrimSpace(s)
+	for _, tag := range []string{"task", "feedback", "answer", "user_message"} {
+		if strings.HasPrefix(t, "<"+tag+">") {
+			return true
+		}
+	}
+	return false
+}
+
+// clineTools are the tools of Cline's (and Roo Code's) XML protocol, where
+// the model writes a call as <read_file><path>a.go</path></read_file> in
+// its text.
+func clineTools() []string {
+	return []string{"execute_command", "read_file", "write_to_file", "replace_in_file", "search_files", "list_files",
+		"list_code_definition_names", "browser_action", "use_mcp_tool", "access_mcp_resource", "ask_followup_question",
+		"attempt_completion", "plan_mode_respond", "new_task", "load_mcp_documentation", "web_fetch", "condense",
+		"summarize_task", "report_bug", "new_rule", "apply_diff", "insert_content", "search_and_replace", "switch_mode",
+		"fetch_instructions", "codebase_search", "update_todo_list", "run_slash_command"}
+}
+
+// xmlCalls maps the calls an assistant turn wrote in Cline's XML protocol:
+// a turn that has tool_use blocks has none.
+func (c *cline) xmlCalls(n node) error {
+	blocks, ok := n.key("content").arr()
+	var text string
+	if !ok {
+		text, _ = n.key("content").str()
+	}
+	for _, b := range blocks {
+		bm, _ := b.(map[string]any)
+		switch bm["type"] {
+		case "tool_use":
+			return nil
+		case "text":
+			s, _ := bm["text"].(string)
+			text += s + "\n"
+		}
+	}
+	for _, call := range clineXML(text) {
+		c.xml++
+		id := fmt.Sprintf("xml-%d", c.xml)
+		if _, err := c.a.q.call(id, stepRec{Type: "tool_call", Tool: call.tool, Params: call.params, Meta: map[string]any{"xml_call": true}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type clineCall struct {
+	tool   string
+	params map[string]any
+}
+
+// clineXML finds the XML tool calls in text, in order.
+func clineXML(text string) []clineCall {
+	var out []clineCall
+	for i := 0; i < len(text); {
+		j := strings.IndexByte(text[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		name, ok := xmlTagAt(text, i)
+		if !ok || !contains(clineTools(), name) {
+			i++
+			continue
+		}
+		open, closing := "<"+name+">", "</"+name+">"
+		end := strings.Index(text[i+len(open):], closing)
+		if end < 0 {
+			// A call cut short (the turn was interrupted) is taken to its end.
+			end = len(text) - i - len(open)
+		}
+		body := text[i+len(open) : i+len(open)+end]
+		out = append(out, clineCall{tool: name, params: xmlParams(body)})
+		i += len(open) + end + len(closing)
+	}
+	return out
+}
+
+// xmlTagAt reads the name of an opening tag at text[i].
+func xmlTagAt(text string, i int) (string, bool) {
+	k := i + 1
+	for k < len(text) && (text[k] == '_' || text[k] >= 'a' && text[k] <= 'z' || text[k] >= '0' && text[k] <= '9') {
+		k++
+	}
+	if k == i+1 || k >= len(text) || text[k] != '>' {
+		return "", false
+	}
+	return text[i+1 : k], true
+}
+
+// xmlParams reads <name>value</name> pairs; values lose the newline that
+// follows the opening tag and precedes the closing one.
+func xmlParams(body string) map[string]any {
+	params := map[string]any{}
+	for i := 0; i < len(body); {
+		j := strings.IndexByte(body[i:], '<')
+		if j < 0 {
+			break
+		}
+		i += j
+		name, ok := xmlTagAt(body, i)
+		if !ok {
+			i++
+			continue
+		}
+		open, closing := "<"+name+">", "</"+name+">"
+		end := strings.LastIndex(body[i+len(open):], closing)
+		if name != "content" && name != "diff" {
+			end = strings.Index(body[i+len(open):], closing)
+		}
+		if end < 0 {
+			i += len(open)
+			continue
+		}
+		v := body[i+len(open) : i+len(open)+end]
+		v = strings.TrimPrefix(strings.TrimSuffix(v, "\n"), "\n")
+		if name != "content" && name != "diff" {
+			v = strings.TrimSpace(v)
+		}
+		params[name] = v
+		i += len(open) + end + len(closing)
+	}
+	return params
 }

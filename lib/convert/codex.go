@@ -50,6 +50,7 @@ func convertCodex(r *bufio.Reader, w *writer) error {
 	c.items.codex = true
 	c.run.Metadata = map[string]any{"source_format": "codex"}
 	err := eachLine(r, nil, func(n node, m map[string]any) error {
+		w.tally.census(m)
 		if err := c.line(n, m); err != nil {
 			return err
 		}
@@ -149,7 +150,7 @@ func (c *codex) line(n node, _ map[string]any) error {
 func (c *codex) sessionMeta(p node, pm map[string]any, ts string) error {
 	if c.w.ran {
 		// A later session_meta (a resumed or forked session) is an event.
-		_, err := c.q.add(stepRec{Type: "event", Tool: "session_meta", Timestamp: ts, Meta: setIf(nil, "payload", rest(pm, "instructions", "base_instructions"))})
+		_, err := c.q.add(stepRec{Type: "event", Tool: "session_meta", Timestamp: ts, Meta: setIf(nil, "payload", rest(pm, "instructions", "base_instructions")), Bookkeeping: true})
 		return err
 	}
 	cwd, err := p.key("cwd").optStr()
@@ -200,7 +201,7 @@ func (c *codex) turnContext(p node, pm map[string]any, ts string) error {
 			return err
 		}
 	} else if text != c.lastContext {
-		if _, err := c.q.add(stepRec{Type: "event", Tool: "turn_context", Timestamp: ts, Meta: setIf(nil, "payload", pm)}); err != nil {
+		if _, err := c.q.add(stepRec{Type: "event", Tool: "turn_context", Timestamp: ts, Meta: setIf(nil, "payload", pm), Bookkeeping: true}); err != nil {
 			return err
 		}
 	}

@@ -22,10 +22,13 @@ type Options struct {
 	// Model is the model identifier for transcripts that name none.
 	Model string
 	// Sample picks one sample of an Inspect log by id (or id:epoch); ""
-	// or "all" converts every sample as one run.
+	// or "all" converts every sample, each sample and epoch a log of its
+	// own.
 	Sample string
-	// Record picks one record of an OpenHands output.jsonl by its
-	// instance_id; "" converts every record, each as a log of its own.
+	// Record picks one record of a file of run records (an OpenHands
+	// output.jsonl, NeMo Gym rollouts) by its instance_id (or a name the
+	// format gives, or "#N" by place); "" converts every record, each as
+	// a log of its own.
 	Record string
 	// Warn receives warnings: things the transcript lacks or that could
 	// not be mapped.
@@ -41,7 +44,9 @@ type Options struct {
 	MaxExpanded int64
 }
 
-// Format describes one transcript format ctx convert reads.
+// Format describes one transcript format ctx convert reads. Everything
+// detection needs to know about a format is here, so adding a format
+// touches its own file and one line of Formats.
 type Format struct {
 	Name    string // what --from takes: "claude-code"
 	Summary string // one line for --help
@@ -52,27 +57,74 @@ type Format struct {
 	// detectLine, a line-based format from its first line.
 	detect     func(v any) bool
 	detectLine func(line []byte) bool
+	// detectHead recognises a text format from the input's first 64 KiB,
+	// when no first line told.
+	detectHead func(head []byte) bool
+	// priority orders line detection: lower first, then table order.
+	priority int
+	// records: the line form is a file of run records, one per line,
+	// each written as a log of its own; it is read only when its first
+	// line is one (even under --from), and --record picks a record.
+	records bool
+	// multi: a document may hold several JSON values.
+	multi bool
+	// zip names the zip archive the format reads ("an Inspect .eval
+	// log"); such a format's doc reader gets the archive.
+	zip string
 }
 
 // Formats returns every format, in the order auto-detection tries them.
 func Formats() []Format {
 	return []Format{
-		{Name: "claude-code", Summary: "Claude Code session transcript (JSONL)", stream: convertClaudeCode},
-		{Name: "pi", Summary: "pi coding agent session (JSONL)", stream: convertPi},
-		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine},
-		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine},
+		{Name: "claude-code", Summary: "Claude Code session transcript (JSONL)", stream: convertClaudeCode, detectLine: isClaudeCodeLine, priority: 1},
+		{Name: "pi", Summary: "pi coding agent session (JSONL)", stream: convertPi, detectLine: isPiLine, priority: 2},
+		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine, priority: 4},
+		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine, priority: 5},
+		{Name: "gemini-history", Summary: "Gemini CLI history as Gemini API Content objects (/chat save checkpoint-*.json)", doc: convertGeminiHistory, detect: isGeminiHistory},
+		{Name: "nemo-gym", Summary: "NVIDIA NeMo Gym rollouts (JSONL, a Responses API rollout per line; one log each)", stream: convertNemoGymRollouts, doc: convertNemoGymDoc, detect: isNemoGym, detectLine: isNemoGymLine, priority: 6, records: true},
+		{Name: "aider", Summary: "Aider chat history (.aider.chat.history.md; one log per session)", stream: convertAider, detectLine: isAiderLine, detectHead: isAiderHead, priority: 7},
 		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
-		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents},
+		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
 		{Name: "responses", Summary: "OpenAI Responses API items (input/output arrays, a response)", doc: convertResponses, detect: isResponses},
 		{Name: "cline", Summary: "Cline api_conversation_history.json (Anthropic messages)", doc: convertCline, detect: isCline},
-		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect},
+		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect, zip: "an Inspect .eval log"},
+		{Name: "swe-spans", Summary: "SWE-bench span export ({instance_id, session_id, trajectory: llm_call/tool_call/judge_call})", doc: convertSpanTrajectory, detect: isSpanTrajectory},
 		{Name: "swe-agent", Summary: "SWE-agent trajectory (.traj)", doc: convertSWEAgent, detect: isSWEAgent},
-		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel},
-		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", doc: convertOpenHands, detect: isOpenHands},
+		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel, multi: true},
+		{Name: "openhands-v1", Summary: "OpenHands V1 (software-agent-sdk) events: a list, {items}, or the event files concatenated", doc: convertOpenHandsV1, detect: isOpenHandsV1, multi: true},
+		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", stream: convertOpenHandsRecords, doc: convertOpenHands, detect: isOpenHands, detectLine: isOpenHandsRecordLine, priority: 3, records: true},
 		{Name: "anthropic", Summary: "Anthropic Messages (tool_use / tool_result blocks)", doc: convertAnthropic, detect: isAnthropic},
 		{Name: "openai", Summary: "OpenAI Chat Completions messages (tool_calls, role tool), bare or in a record", doc: convertOpenAI, detect: isOpenAI},
 	}
+}
+
+// lineFormats returns the formats recognised from a first line, in the
+// order they are tried.
+func lineFormats() []Format {
+	var fs []Format
+	for _, f := range Formats() {
+		if f.detectLine != nil {
+			fs = append(fs, f)
+		}
+	}
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].priority < fs[j].priority })
+	return fs
+}
+
+// zipFormat returns the format that reads zip archives, if any.
+func zipFormat() (Format, bool) {
+	for _, f := range Formats() {
+		if f.zip != "" {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+// recordError refuses --record for a format that holds one run.
+func recordError(f Format) error {
+	return &InputError{Msg: fmt.Sprintf("--record picks a record of a file of run records (OpenHands output.jsonl, NeMo Gym rollouts); this is a %s transcript", f.Name)}
 }
 
 func (o Options) detected(format string) {
@@ -109,7 +161,12 @@ func (e *UnknownFormatError) Error() string {
 }
 
 // UndetectedError is input whose format could not be recognised.
-type UndetectedError struct{ Why string }
+type UndetectedError struct {
+	Why string
+	// Log is set when the input is an execution log already, to be
+	// packed as it is.
+	Log bool
+}
 
 // Error says what the input looks like and how to choose a format.
 func (e *UndetectedError) Error() string {
@@ -172,60 +229,97 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		magic, _ = br.Peek(4)
 	}
 	if bytes.HasPrefix(magic, []byte("PK\x03\x04")) {
-		if from != "auto" && from != "inspect" {
-			return "", &InputError{Msg: fmt.Sprintf("the input is a zip archive, not a %s transcript (an Inspect .eval log is one: --from inspect)", from)}
-		}
-		if from == "auto" {
-			opts.detected("inspect")
-		}
-		z, err := openZip(br, file, opts.MaxExpanded)
-		if err != nil {
-			return "inspect", err
-		}
-		defer z.close()
-		return "inspect", convertInspect(&document{zip: z, opts: opts}, w)
+		return convertZip(br, file, f, w, opts)
 	}
-
-	// A line-based transcript is recognised from its first line, which is
-	// read whole and put back, so nothing is held beyond one line.
-	if from == "auto" || from == "openhands" || f.stream != nil {
-		first, err := pack.ReadLine(br, nil)
-		if err != nil && err != io.EOF {
-			return "", err
+	if from == "auto" || f.stream != nil {
+		var done bool
+		var err error
+		if f, br, done, err = convertLines(br, f, w, opts); done || err != nil {
+			return f.Name, err
 		}
-		rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(first), br), 1<<20)
-		switch {
-		case from == "auto" && isClaudeCodeLine(first):
-			f, _ = formatByName("claude-code")
-			opts.detected(f.Name)
-		case from == "auto" && isPiLine(first):
-			f, _ = formatByName("pi")
-			opts.detected(f.Name)
-		case (from == "auto" || from == "openhands") && isOpenHandsRecordLine(first):
-			// An evaluation's output.jsonl: a run record per line.
-			if from == "auto" {
-				opts.detected("openhands")
-			}
-			return "openhands", convertOpenHandsRecords(rd, w)
-		}
-		if from == "auto" && f.Name == "" {
-			for _, cand := range Formats() {
-				if cand.detectLine != nil && cand.detectLine(first) {
-					f = cand
-					opts.detected(f.Name)
-					break
-				}
-			}
-		}
-		if f.stream != nil {
-			if opts.Record != "" {
-				return f.Name, &InputError{Msg: fmt.Sprintf("--record picks a record of an OpenHands output.jsonl; this is a %s transcript", f.Name)}
-			}
-			return f.Name, f.stream(rd, w)
-		}
-		br = rd
 	}
+	return convertDoc(br, f, w, opts)
+}
 
+// convertZip reads a zip archive with the format that reads them.
+func convertZip(br *bufio.Reader, file *os.File, f Format, w *writer, opts Options) (string, error) {
+	zf, ok := zipFormat()
+	if f.Name != "" && f.zip == "" {
+		return "", &InputError{Msg: fmt.Sprintf("the input is a zip archive, not a %s transcript (%s is one: --from %s)", f.Name, zf.zip, zf.Name)}
+	}
+	if !ok {
+		return "", &UndetectedError{Why: "a zip archive"}
+	}
+	if f.Name == "" {
+		opts.detected(zf.Name)
+	}
+	z, err := openZip(br, file, opts.MaxExpanded)
+	if err != nil {
+		return zf.Name, err
+	}
+	defer z.close()
+	w.tally.off = true // the archive's members are read, and counted, by the reader
+	return zf.Name, zf.doc(&document{zip: z, opts: opts}, w)
+}
+
+// convertLines recognises a line-based transcript from its first line
+// (or a text one from its head), which is read whole and put back, so
+// nothing is held beyond one line, and reads it; done is false when the
+// input is for a document reader, given the reader to read it from.
+func convertLines(br *bufio.Reader, f Format, w *writer, opts Options) (Format, *bufio.Reader, bool, error) {
+	auto := f.Name == ""
+	// Blank lines before the first are read with it (a markdown
+	// transcript may begin with one); first is the first that is not.
+	var lead []byte
+	first, err := pack.ReadLine(br, nil)
+	for err == nil && len(bytes.TrimSpace(first)) == 0 && len(lead) < 1<<16 {
+		lead = append(lead, first...)
+		first, err = pack.ReadLine(br, nil)
+	}
+	if err != nil && err != io.EOF {
+		return f, br, true, err
+	}
+	rd := bufio.NewReaderSize(io.MultiReader(bytes.NewReader(lead), bytes.NewReader(first), br), 1<<20)
+	if auto {
+		f = detectLines(first, rd)
+		if f.Name != "" {
+			opts.detected(f.Name)
+		} else if ce := companionLine(first); ce != nil {
+			return f, rd, true, ce
+		}
+	}
+	if f.stream == nil || f.records && !f.detectLine(first) {
+		return f, rd, false, nil
+	}
+	if opts.Record != "" && !f.records {
+		return f, rd, true, recordError(f)
+	}
+	if err := f.stream(rd, w); err != nil {
+		return f, rd, true, err
+	}
+	return f, rd, true, w.account(f.Name, nil)
+}
+
+// detectLines finds the line-based format of an input from its first
+// line, else its first 64 KiB.
+func detectLines(first []byte, rd *bufio.Reader) Format {
+	for _, cand := range lineFormats() {
+		if cand.detectLine(first) {
+			return cand
+		}
+	}
+	head, _ := rd.Peek(64 << 10)
+	for _, cand := range Formats() {
+		if cand.detectHead != nil && cand.detectHead(head) {
+			return cand
+		}
+	}
+	return Format{}
+}
+
+// convertDoc reads a transcript read whole: one JSON document, or several
+// values for the formats that write them.
+func convertDoc(br *bufio.Reader, f Format, w *writer, opts Options) (string, error) {
 	data, err := io.ReadAll(br)
 	if err != nil {
 		return "", err
@@ -234,7 +328,10 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 	if err := d.decode(); err != nil {
 		return f.Name, err
 	}
-	if from == "auto" {
+	if f.Name == "" {
+		if ce := companionDoc(d.values[0]); ce != nil && len(d.values) == 1 {
+			return "", ce
+		}
 		for _, cand := range Formats() {
 			if cand.detect != nil && cand.detect(d.values[0]) {
 				f = cand
@@ -243,19 +340,67 @@ func convertTo(in io.Reader, file *os.File, w *writer, opts Options) (string, er
 		}
 		if f.Name == "" {
 			if isExecutionLog(d.values[0]) {
-				return "", &UndetectedError{Why: "it is an execution log already; pack it as it is (ctx pack FILE)"}
+				return "", &UndetectedError{Why: "it is an execution log already; pack it as it is (ctx pack FILE)", Log: true}
 			}
 			return "", &UndetectedError{Why: describe(d.values[0]) + "; give --from " + strings.Join(FormatNames(), "|")}
 		}
 		opts.detected(f.Name)
 	}
-	if opts.Record != "" && f.Name != "openhands" {
-		return f.Name, &InputError{Msg: fmt.Sprintf("--record picks a record of an OpenHands output.jsonl; this is a %s transcript", f.Name)}
+	if opts.Record != "" && !f.records {
+		return f.Name, recordError(f)
 	}
-	if len(d.values) > 1 && f.Name != "otel" && f.Name != "openai-agents" {
+	if len(d.values) > 1 && !f.multi {
 		return f.Name, &InputError{Line: d.lineOfValue(1), Msg: fmt.Sprintf("more than one JSON value: a %s transcript is one JSON document", f.Name)}
 	}
-	return f.Name, f.doc(d, w)
+	for _, v := range d.values {
+		w.tally.census(v)
+	}
+	if opts.Sample != "" && opts.Sample != "all" {
+		// One sample of several is read: the census of the whole log
+		// does not apply.
+		w.tally.off = true
+	}
+	if err := f.doc(d, w); err != nil {
+		return f.Name, err
+	}
+	if w.tally.wroteCalls == 0 && w.tally.calls == 0 {
+		// No call found by the census either: another reader that
+		// recognises the input may still find calls (in text, as Cline's
+		// XML protocol writes them).
+		if le := otherReaderCalls(f, d); le != nil {
+			return f.Name, le
+		}
+	}
+	return f.Name, w.account(f.Name, othersFor(f, d.values[0]))
+}
+
+// otherReaderCalls reads the document again with each other reader that
+// recognises it, writing nothing, and reports the first that finds tool
+// calls: detection chose a reader that maps none.
+func otherReaderCalls(f Format, d *document) *LossError {
+	for _, name := range othersFor(f, d.values[0]) {
+		cand, _ := formatByName(name)
+		again := &document{data: d.data, opts: Options{Model: "-"}}
+		if again.decode() != nil {
+			return nil
+		}
+		dw := newWriter(io.Discard, again.opts)
+		if err := cand.doc(again, dw); err == nil && dw.tally.wroteCalls > 0 {
+			return &LossError{Format: f.Name, Calls: dw.tally.wroteCalls, Others: []string{name}, By: name}
+		}
+	}
+	return nil
+}
+
+// othersFor lists the other formats that recognise a document.
+func othersFor(f Format, v any) []string {
+	var out []string
+	for _, cand := range Formats() {
+		if cand.Name != f.Name && cand.detect != nil && cand.detect(v) {
+			out = append(out, cand.Name)
+		}
+	}
+	return out
 }
 
 // gzipErrors reports damaged compressed data (a truncated stream, a bad

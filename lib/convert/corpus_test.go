@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // corpusDir is the corpus of real transcripts shared with the scripts.
@@ -33,6 +35,10 @@ func corpusFiles(t testing.TB) map[string]string {
 		"mini-swe-agent":    "mini-swe-agent",
 		"atif":              "atif",
 		"cline":             "cline",
+		"nemo-gym":          "nemo-gym",
+		"openhands-v1":      "openhands-v1",
+		"aider":             "aider",
+		"gemini-history":    "gemini-history",
 	}
 	files := map[string]string{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
@@ -126,8 +132,8 @@ func checkLogs(t testing.TB, name string, log []byte) []*pack.Manifest {
 // calls change none of them.
 func corpusCounts() map[string][][3]int {
 	return map[string][][3]int{
-		"2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval": {{10, 0, 10}},
-		"2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval": {{10, 0, 10}},
+		"2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval": {{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}},
+		"2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval": {{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}},
 		"2025-05-12T20-27-36-04-00_browser.json.gz":                        {{5, 4, 1}},
 		"AGNO_trace.json":                                                                     {{6, 2, 1}},
 		"GOOGLE_trace.json":                                                                   {{7, 3, 1}},
@@ -139,18 +145,18 @@ func corpusCounts() map[string][][3]int {
 		"SMOLAGENTS_trace.json":                                                               {{7, 3, 1}},
 		"TINYAGENT_trace.json":                                                                {{8, 3, 1}},
 		"basic.json":                                                                          {{4, 2, 1}},
-		"basic_gui_mode.json":                                                                 {{14, 4, 1}},
+		"basic_gui_mode.json":                                                                 {{9, 4, 1}},
 		"basic_interactions.json":                                                             {{3, 1, 3}},
-		"coverage-test-fix__20260120T0958__bf8e343e.jsonl":                                    {{20, 15, 1}},
-		"coverage-test-fix__20260120T1119__301716b2.jsonl":                                    {{11, 6, 1}},
-		"coverage-test-fix__20260120T1141__28391dfa.jsonl":                                    {{8, 6, 1}},
-		"coverage-test-fix__20260120T1200__a1e4a8fe.jsonl":                                    {{15, 10, 1}},
-		"coverage-test-fix__20260121T1115__228d653b.jsonl":                                    {{24, 13, 1}},
-		"entire-8e_0a64736bc7_0.jsonl.gz":                                                     {{79, 31, 4}},
-		"entire-9b_04c3d92e38_1.jsonl.gz":                                                     {{49, 20, 2}},
-		"entire-b0_be9accda39_0.jsonl":                                                        {{10, 3, 2}},
-		"entire-b1_5d3b4e29e9_0.jsonl.gz":                                                     {{61, 15, 4}},
-		"entire-c4_a4c0bba140_0.jsonl.gz":                                                     {{33, 10, 3}},
+		"coverage-test-fix__20260120T0958__bf8e343e.jsonl":                                    {{19, 15, 1}},
+		"coverage-test-fix__20260120T1119__301716b2.jsonl":                                    {{10, 6, 1}},
+		"coverage-test-fix__20260120T1141__28391dfa.jsonl":                                    {{7, 6, 1}},
+		"coverage-test-fix__20260120T1200__a1e4a8fe.jsonl":                                    {{14, 10, 1}},
+		"coverage-test-fix__20260121T1115__228d653b.jsonl":                                    {{23, 13, 1}},
+		"entire-8e_0a64736bc7_0.jsonl.gz":                                                     {{62, 31, 4}},
+		"entire-9b_04c3d92e38_1.jsonl.gz":                                                     {{41, 20, 2}},
+		"entire-b0_be9accda39_0.jsonl":                                                        {{8, 3, 2}},
+		"entire-b1_5d3b4e29e9_0.jsonl.gz":                                                     {{46, 15, 4}},
+		"entire-c4_a4c0bba140_0.jsonl.gz":                                                     {{30, 10, 3}},
 		"fc_gpt4o_edit-replace__6e44b9__sweagenttestrepo-1c2844.traj":                         {{10, 5, 1}},
 		"fc_history-only__function_calling_simple.traj":                                       {{10, 5, 1}},
 		"gpt-4o-airline_task41_trial0_reward0.json":                                           {{6, 2, 5}},
@@ -162,17 +168,17 @@ func corpusCounts() map[string][][3]int {
 		"gpt-4o-airline_task44_trial2_reward1.json":                                           {{5, 2, 4}},
 		"gpt-4o-airline_task44_trial3_reward0.json":                                           {{2, 0, 3}},
 		"gpt4__swe-bench-dev-easy_first_only__default__pydicom__pydicom-1458.traj":            {{24, 12, 2}},
-		"hello-world-script__20260120T0958__bf8e343e.jsonl":                                   {{4, 2, 1}},
-		"hello-world-script__20260120T1119__301716b2.jsonl":                                   {{4, 2, 1}},
-		"hello-world-script__20260120T1200__a1e4a8fe.jsonl":                                   {{4, 2, 1}},
-		"hello-world-script__20260121T1115__228d653b.jsonl":                                   {{6, 2, 1}},
-		"kimchi-dev__statsuline.jsonl.gz":                                                     {{77, 49, 5}},
+		"hello-world-script__20260120T0958__bf8e343e.jsonl":                                   {{3, 2, 1}},
+		"hello-world-script__20260120T1119__301716b2.jsonl":                                   {{3, 2, 1}},
+		"hello-world-script__20260120T1200__a1e4a8fe.jsonl":                                   {{3, 2, 1}},
+		"hello-world-script__20260121T1115__228d653b.jsonl":                                   {{5, 2, 1}},
+		"kimchi-dev__statsuline.jsonl.gz":                                                     {{75, 49, 5}},
 		"log_message_deduplication.eval":                                                      {{11, 5, 1}},
 		"mm1867_default__marshmallow-code__marshmallow-1867.traj":                             {{28, 14, 1}},
 		"mm1867_function_calling__install-1__marshmallow-code__marshmallow-1867.traj":         {{22, 11, 1}},
 		"mm1867_function_calling_replace__install-1__marshmallow-code__marshmallow-1867.traj": {{22, 11, 1}},
 		"multi_swe_bench__ponyc__output.jsonl.gz":                                             {{49, 23, 1}, {70, 33, 1}, {102, 49, 1}},
-		"pi-mono__large-session.jsonl.gz":                                                     {{754, 391, 88}},
+		"pi-mono__large-session.jsonl.gz":                                                     {{650, 391, 88}},
 		"textaction_gpt4__swe-agent__test-repo-i1.traj":                                       {{10, 5, 2}},
 		"wrong_initial_state.json":                                                            {{8, 4, 1}},
 		// OTel: the OTLP JSON derived from any-agent/, as its source.
@@ -196,13 +202,13 @@ func corpusCounts() map[string][][3]int {
 		"run-events.otlp.json":         {{8, 3, 1}},
 		// codex-rollout, responses, openai-agents, gemini-cli,
 		// mini-swe-agent, atif, cline (Codex's write_stdin polls are calls).
-		"acidicsoil__rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl.gz":                 {{79, 39, 1}},
-		"codemie__rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl":                       {{9, 3, 1}},
+		"acidicsoil__rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl.gz":                 {{78, 39, 1}},
+		"codemie__rollout-2026-01-02T18-39-45-019b7f94-51b4-7593-922e-ba12b5b73b52.jsonl":                       {{8, 3, 1}},
 		"codemie__rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl.gz":                    {{145, 105, 2}},
 		"codemie__rollout-2026-05-11T13-28-45-019e1695-0522-7c83-8b39-0dd379793f80.jsonl.gz":                    {{57, 38, 3}},
 		"codemie__session-2025-12-01T21-45-5b959dae.json.gz":                                                    {{31, 10, 3}},
 		"codemie__session-2026-01-16T11-01-file-ops-37b7abef.json.gz":                                           {{19, 14, 5}},
-		"derived__codemie-rollout-2026-01-02-items.json":                                                        {{7, 3, 3}},
+		"derived__codemie-rollout-2026-01-02-items.json":                                                        {{6, 3, 3}},
 		"gruckion__gemini-3-pro__django__django-10999.traj.json.gz":                                             {{36, 18, 1}},
 		"gruckion__gemini-3-pro__django__django-16255.traj.json.gz":                                             {{34, 17, 1}},
 		"harbor-golden__openhands_hello-world.trajectory.json":                                                  {{6, 2, 1}},
@@ -222,8 +228,29 @@ func corpusCounts() map[string][][3]int {
 		"written__release-assistant-request-and-response.json":                                                  {{6, 3, 1}},
 		"written__responses-model-mcp.jsonl":                                                                    {{5, 1, 0}},
 		"written__rollout-2026-04-02T09-00-00-declined-exec-compacted.jsonl":                                    {{8, 2, 1}},
-		"written__session-2026-04-20T10-00-ab12cd34.jsonl":                                                      {{8, 3, 3}},
+		"written__session-2026-04-20T10-00-ab12cd34.jsonl":                                                      {{7, 3, 3}},
 		"written__weather-desk-handoff.json":                                                                    {{9, 2, 2}},
+
+		// NeMo Gym: one log per rollout.
+		"nemo-gym__example_mcp_weather__example_rollouts.jsonl":        {{2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}, {2, 1, 1}},
+		"nemo-gym__example_session_state_mgmt__example_rollouts.jsonl": {{4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}, {4, 3, 1}},
+		"nemo-gym__workplace_assistant__example_rollouts.jsonl.gz":     {{2, 1, 1}, {2, 1, 1}, {3, 2, 1}, {3, 2, 1}, {3, 2, 1}},
+
+		// OpenHands V1: an orphan observation is an event, not a call.
+		"software-agent-sdk__goal-fixture__events.jsonl": {{7, 2, 0}},
+		// The event files of a conversation, concatenated.
+		"software-agent-sdk__pr-artifact-3fdb3160__events-concatenated.json":   {{3, 3, 3}},
+		"software-agent-sdk__pr-event-json-cd945624__events-concatenated.json": {{3, 2, 2}},
+
+		// Aider: a log per session; each applied edit and each command run.
+		"aider-fixture__chat-history-excerpt.md": {{7, 1, 1}, {1, 1, 0}, {4, 2, 0}, {4, 2, 0}, {1, 1, 0}, {1, 1, 0}, {10, 0, 5}, {1, 1, 0}, {1, 0, 0}, {5, 1, 1}, {8, 1, 1}, {3, 0, 0}, {12, 1, 1}, {2, 0, 0}, {1, 0, 0}, {10, 1, 1}, {1, 1, 0}, {1, 1, 0}},
+
+		// Written files: Cline's XML protocol and text results, the ATIF
+		// variant, a Gemini CLI checkpoint.
+		"written__xml-protocol__api_conversation_history.json": {{8, 4, 2}},
+		"written__text-results__api_conversation_history.json": {{3, 2, 1}},
+		"written__bare-version-1.4__results-as-steps.json":     {{5, 2, 1}},
+		"written__checkpoint-fix-tests.json":                   {{11, 5, 1}},
 
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
@@ -237,9 +264,16 @@ func TestEveryCorpusFileConvertsAndPacks(t *testing.T) {
 	counts := corpusCounts()
 	for path, want := range corpusFiles(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			got, log, _, err := convertFile(t, path, Options{Model: "test-model"})
+			got, log, warns, err := convertFile(t, path, Options{Model: "test-model"})
 			if err != nil {
 				t.Fatalf("convert: %v", err)
+			}
+			// Every call-like and result-like record of the input is
+			// accounted for: none is left unmapped.
+			for _, w := range warns {
+				if strings.Contains(w, "not mapped by the") {
+					t.Errorf("convert warns: %s", w)
+				}
 			}
 			if got != want {
 				t.Errorf("detected %q, want %q", got, want)
@@ -268,7 +302,7 @@ func TestEveryCorpusFileConvertsAndPacks(t *testing.T) {
 			}
 			for _, s := range m.Steps {
 				// OTel tool calls are deterministic only for the file tools.
-				if s.Type == "tool_call" && s.Deterministic != (want != "otel" || fileTool(s.Tool)) {
+				if s.Type == "tool_call" && s.Deterministic != (want != "otel" || agenttool.WorkspaceOnly(s.Tool)) {
 					t.Errorf("steps[%d]: a %s tool_call must be deterministic: %v", s.Index, s.Tool, !s.Deterministic)
 				}
 			}
@@ -292,7 +326,7 @@ func TestNoAbsolutePathInManifests(t *testing.T) {
 	dirs := []string{"/tmp/tmp", "/testbed", "/workspace/game", "/workspace/todo", "/workspace/2048", "/workspace/ponylang__ponyc__0.1",
 		"/marshmallow-code__marshmallow", "/pydicom__pydicom/", "/SWE-agent__test-repo/", "/klieret__swe-agent-test-repo/",
 		"/Users/alex/workspace/cli/", "/Users/gtrrz-victor/wks/cli/", "/Users/soph/Work/entire/devenv/cli/", "/Users/paul/src/entireio/20260205-cli/",
-		"/Users/badlogic/workspaces/pi-mono/", "/Users/ibar/castai/src/kimchi-dev/"}
+		"/Users/badlogic/workspaces/pi-mono/", "/Users/ibar/castai/src/kimchi-dev/", "/home/dev/calc", "/home/u/p"}
 	for path, format := range corpusFiles(t) {
 		if format == "otel" || format == "inspect" || format == "openai" {
 			continue // no working directory in these

@@ -14,7 +14,9 @@
 // is recorded beside it. What has no place in a log is kept under metadata.
 //
 // It must never drop part of a transcript without saying so (a warning, or
-// a rule written in docs/CONVERT.md), never put the time of conversion or
+// a rule written in docs/CONVERT.md); every reader is held to account for
+// the call-like records of its input (account.go), and losing them all is
+// an error, never put the time of conversion or
 // anything about the converting machine into the log, never let a path from
 // a transcript become a name outside the run's working directory, and never
 // touch a store: its only output is the log.

@@ -36,7 +36,9 @@ func fuzzConvert(t *testing.T, from string, data []byte) {
 	if err != nil {
 		var ie *InputError
 		var ue *UndetectedError
-		if !errors.As(err, &ie) && !errors.As(err, &ue) {
+		var le *LossError
+		var ce *CompanionError
+		if !errors.As(err, &ie) && !errors.As(err, &ue) && !errors.As(err, &le) && !errors.As(err, &ce) {
 			t.Fatalf("error of type %T: %v", err, err)
 		}
 		return
@@ -145,4 +147,103 @@ func FuzzSWEActions(f *testing.F) {
 			t.Fatalf("%q: window %d-%d of %d with %d lines", s, first, last, total, strings.Count(body, "\n"))
 		}
 	})
+}
+
+// Fuzz targets of the readers of codex.go, responses.go, agents.go,
+// gemini.go, miniswe.go, atif.go and cline.go, seeded with the corpus
+// (as fuzz_test.go's are) and small hand-made transcripts.
+
+func FuzzCodex(f *testing.F) {
+	fuzzSeeds(f, "codex", 32<<10,
+		`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/w","base_instructions":{"text":"sys"}}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1},"last_token_usage":{"input_tokens":1}}}}
+{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"ls /w\"}","call_id":"c"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"c","status":"declined"}}
+{"timestamp":"2026-01-01T00:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":"Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 1\nOutput:\nno\n"}}
+{"timestamp":"2026-01-01T00:00:03Z","type":"compacted","payload":{"message":"m","replacement_history":[]}}
+`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "codex", data) })
+}
+
+func FuzzResponses(f *testing.F) {
+	fuzzSeeds(f, "responses", 32<<10,
+		`[{"type":"message","role":"developer","content":"d"},{"type":"reasoning","summary":[{"type":"summary_text","text":"s"}]},{"type":"local_shell_call","call_id":"l","action":{"type":"exec","command":["ls"]}},{"type":"local_shell_call_output","call_id":"l","output":"x"},{"type":"computer_call","call_id":"k","action":{"type":"click"}},{"type":"computer_call_output","call_id":"k","output":{"type":"computer_screenshot"}}]`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "responses", data) })
+}
+
+func FuzzOpenAIAgents(f *testing.F) {
+	fuzzSeeds(f, "openai-agents", 32<<10,
+		`[{"object":"trace","id":"t"},{"object":"trace.span","started_at":"x","span_data":{"type":"custom","name":"task","data":{"n":99999999999999999999}}}]`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "openai-agents", data) })
+}
+
+func FuzzGeminiCLI(f *testing.F) {
+	fuzzSeeds(f, "gemini-cli", 32<<10,
+		`{"sessionId":"s","projectHash":"h","messages":[{"id":"a","type":"user","content":"x"}]}
+{"$set":{"messages":[{"id":"a","type":"user","content":"x"},{"id":"b","type":"gemini","content":[{"text":"y"}],"toolCalls":[{"id":"t","name":"replace","args":{"file_path":"/p"},"status":"success","resultDisplay":{"fileName":"p","originalContent":"a","newContent":"b"}}]}]}}
+{"$rewindTo":"zzz"}
+`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "gemini-cli", data) })
+}
+
+func FuzzMiniSWEAgent(f *testing.F) {
+	fuzzSeeds(f, "mini-swe-agent", 32<<10)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "mini-swe-agent", data) })
+}
+
+func FuzzATIF(f *testing.F) {
+	fuzzSeeds(f, "atif", 16<<10,
+		// The bare-version variant: OpenAI-style calls, results in user
+		// and environment steps, no agent.
+		`{"schema_version":"1.4","steps":[{"step_id":1,"source":"user","message":"go"},
+{"step_id":2,"source":"agent","message":"","tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{\"p\":1}"}},{"id":"b","name":"noargs"}]},
+{"step_id":3,"source":"user","tool_call_id":"a","content":"x y"},
+{"step_id":4,"source":"environment","observation":{"results":[{"source_call_id":"b","content":"ok"}]}}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "atif", data) })
+}
+
+func FuzzCline(f *testing.F) {
+	fuzzSeeds(f, "cline", 32<<10)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "cline", data) })
+}
+
+func FuzzGeminiHistory(f *testing.F) {
+	fuzzSeeds(f, "gemini-history", 32<<10,
+		`{"history":[{"role":"user","parts":[{"text":"q"}]},{"role":"model","parts":[{"executableCode":{"language":"PYTHON","code":"print(1)"}}]},{"role":"user","parts":[{"codeExecutionResult":{"outcome":"OUTCOME_OK","output":"1"}}]}]}`,
+		`{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":"x"}}]},{"role":"function","parts":[{"functionResponse":{"name":"g","response":{"output":1}}}]}]}`,
+		`[{"role":"model","parts":[{"functionCall":{"id":"a","name":"f","args":{}}}]},{"role":"user","parts":[{"functionResponse":{"name":"f","response":{"output":"no id"}}}]}]`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "gemini-history", data) })
+}
+
+func FuzzNemoGym(f *testing.F) {
+	fuzzSeeds(f, "nemo-gym", 32<<10,
+		`{"responses_create_params":{"input":"hi","tools":[]},"response":{"output":[{"type":"function_call","call_id":"c","name":"f","arguments":"{}"},{"type":"function_call_output","call_id":"c","output":"r"}]},"reward":1,"resolved":true,"instance_id":"i-1"}`+"\n"+
+			`{"responses_create_params":{"input":[]},"response":{"output":[]},"reward":0}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "nemo-gym", data) })
+}
+
+func FuzzOpenHandsV1(f *testing.F) {
+	fuzzSeeds(f, "openhands-v1", 32<<10,
+		`{"items":[{"kind":"SystemPromptEvent","source":"agent","system_prompt":{"type":"text","text":"s"},"tools":[]},
+{"kind":"MessageEvent","source":"user","llm_message":{"role":"user","content":[{"type":"text","text":"go"}]}},
+{"kind":"ActionEvent","source":"agent","tool_name":"file_editor","tool_call_id":"t1","action":{"kind":"FileEditorAction","command":"create","path":"/w/a"}},
+{"kind":"UserRejectObservation","source":"user","tool_name":"file_editor","tool_call_id":"t1","rejection_reason":"no"},
+{"kind":"ActionEvent","source":"agent","tool_name":"terminal","tool_call_id":"t2","tool_call":{"id":"t2","name":"terminal","arguments":"{\"command\":\"ls\"}"}},
+{"kind":"AgentErrorEvent","source":"agent","tool_name":"terminal","tool_call_id":"t2","error":"boom"},
+{"kind":"ACPToolCallEvent","source":"agent","tool_call_id":"x","title":"Read","raw_input":{"p":1},"raw_output":{"ok":true}},
+{"kind":"PauseEvent","source":"user"}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "openhands-v1", data) })
+}
+
+func FuzzAider(f *testing.F) {
+	fuzzSeeds(f, "aider", 64<<10,
+		"# aider chat started at 2026-01-01 10:00:00\n\n> Main model: gpt-4o with whole edit format  \n\n#### make a.py print 2  \n\na.py\n```\nprint(2)\n```\n\n> Applied edit to a.py  \n> Commit abc1234 fix  \n\n#### /run python a.py  \n\n> Running python a.py  \n> 2  \n> Add command output to the chat? (Y)es/(N)o [Yes]: n  \n",
+		"\n# aider chat started at x\n\n#### q  \n\n```bash\nmake\n```\n\n> make  \n> Run shell command? [Y/n] n  \n")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "aider", data) })
+}
+
+func FuzzSpanTrajectory(f *testing.F) {
+	f.Add([]byte(`{"instance_id":"a__b-1","session_id":"s","trajectory":[{"type":"llm_call","model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"fix"}],"response":"ls","tool_calls":[{"name":"bash"}],"timestamp":"2026-01-01T00:00:00Z"},{"type":"tool_call","tool":"bash","arguments":"{\"cmd\":\"ls\"}","result":{"out":"a"},"timestamp":"2026-01-01T00:00:01Z"},{"type":"judge_call","verdict":"ok"}]}`))
+	f.Add([]byte(`{"instance_id":"x","session_id":"s","trajectory":[]}`))
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "swe-spans", data) })
 }

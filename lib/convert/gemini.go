@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // Gemini CLI records a chat in ~/.gemini/tmp/<projectHash>/chats/. Up to
@@ -169,6 +170,7 @@ func convertGemini(r *bufio.Reader, w *writer) error {
 
 // record reads one line of a session-*.jsonl.
 func (g *gemini) record(n node, m map[string]any) error {
+	g.w.tally.census(m)
 	switch {
 	case n.line == 1 && m["sessionId"] != nil && m["type"] == nil:
 		if err := g.meta(n, m); err != nil {
@@ -374,7 +376,8 @@ func (g *gemini) message(n node) error {
 	}
 	// info, error and warning messages are the CLI's own: events.
 	meta = setIf(meta, "extra", rest(m, "id", "timestamp", "type", "content"))
-	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta}
+	// An info message is the CLI's bookkeeping; errors and warnings stay.
+	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta, Bookkeeping: typ == "info"}
 	if has {
 		s.Output = &text
 	}
@@ -433,7 +436,7 @@ func (g *gemini) gemini(n node, m map[string]any, text string, has bool, ts stri
 		if tts == "" {
 			tts = ts
 		}
-		if _, err := g.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &desc, Timestamp: tts, Meta: tm}); err != nil {
+		if _, err := g.q.add(thinking(model, &desc, tts, tm)); err != nil {
 			return err
 		}
 	}
@@ -525,7 +528,7 @@ func (g *gemini) toolCall(n node, ts string, meta map[string]any) error {
 	meta = setIf(meta, "extra", rest(m, "id", "name", "args", "result", "status", "timestamp", "resultDisplay", "displayName", "description", "renderOutputAsMarkdown"))
 	s.Meta = meta
 	if status == "success" {
-		if p, body, ok := writtenFile(name, params); ok {
+		if p, body, ok := agenttool.WrittenFile(name, params); ok {
 			g.w.wrote(p, body, idx)
 		}
 	}

@@ -3,15 +3,18 @@ package convert
 import (
 	"archive/zip"
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 )
 
@@ -211,70 +214,171 @@ func convertInspect(d *document, w *writer) error {
 	if hm, ok := header.obj(); ok {
 		r.Metadata = setIf(r.Metadata, "log", rest(hm, "eval", "samples", "reductions"))
 	}
-	if len(refs) > 1 {
-		w.notef("the log holds %d samples, converted as one run in id order (--sample ID picks one)", len(refs))
+	if len(refs) == 0 {
+		return &InputError{Msg: "the log holds no samples (an eval still running, or run without logging its samples): no run to convert"}
 	}
-
-	// Load the samples (each is needed for the system prompt, which the
-	// run event carries before any step).
-	samples := make([]node, len(refs))
+	// Each sample and epoch is a run of its own (its task), written as a
+	// log of its own, one after another in id order, each read when its
+	// turn comes.
+	base := r.Metadata
 	for i, ref := range refs {
+		s := ref.n
 		if ref.file != "" {
 			v, err := d.zip.readJSON(ref.file)
 			if err != nil {
 				return err
 			}
-			samples[i] = node{v: v, path: ref.file}
-		} else {
-			samples[i] = ref.n
+			s = node{v: v, path: ref.file}
 		}
-	}
-	var summaries []any
-	sys := -1
-	for i, s := range samples {
 		m, err := s.needObj()
 		if err != nil {
 			return err
 		}
-		// The input repeats the first user message and the output's
-		// choices the last assistant turn; the rest of them is kept.
-		sum := rest(m, "messages", "events", "attachments", "input", "output")
-		if om, ok := m["output"].(map[string]any); ok {
-			sum = setIf(sum, "output", rest(om, "choices"))
+		rw := w
+		if i > 0 {
+			rw = w.another()
 		}
-		if evs, ok := m["events"].([]any); ok && len(evs) > 0 {
-			// The events repeat the conversation in more detail (sandbox
-			// calls, state and store changes, spans); the log holds the
-			// conversation, and how many events of each kind there were.
-			counts := map[string]any{}
-			for _, e := range evs {
-				em, _ := e.(map[string]any)
-				k, _ := em["event"].(string)
-				n, _ := counts[k].(int)
-				counts[k] = n + 1
-			}
-			sum = setIf(sum, "events", counts)
+		run := r
+		run.Metadata = setIf(maps.Clone(base), "sample", inspectSummary(m))
+		sys, text, _ := findSystem(s.key("messages"))
+		run.SystemPrompt = text
+		run.Task = &pack.Task{ID: ref.id, Epoch: ref.epoch}
+		run.Outcome = inspectOutcome(m)
+		run.End = inspectEnd(m)
+		if err := rw.run(run); err != nil {
+			return err
 		}
-		summaries = append(summaries, sum)
-		if i == 0 {
-			idx, text, _ := findSystem(s.key("messages"))
-			sys, r.SystemPrompt = idx, text
+		q := newSteps(rw)
+		if err := inspectSample(rw, q, s, ref, sys, true, run.SystemPrompt); err != nil {
+			return err
 		}
-	}
-	r.Metadata = setIf(r.Metadata, "samples", summaries)
-	if err := w.run(r); err != nil {
-		return err
-	}
-	q := newSteps(w)
-	for i, s := range samples {
-		if err := inspectSample(w, q, s, refs[i], sys, i == 0, r.SystemPrompt); err != nil {
+		if err := q.close(); err != nil {
+			return err
+		}
+		if err := rw.close(run); err != nil {
 			return err
 		}
 	}
-	if err := q.close(); err != nil {
-		return err
+	if len(refs) > 1 {
+		w.notef("the log holds %d samples, written as %d logs one after another in id order (ctx pack - stores each; --sample ID picks one)", len(refs), len(refs))
 	}
-	return w.close(r)
+	return nil
+}
+
+// inspectSummary is what run metadata keeps of a sample: its id, epoch,
+// target, scores, metadata, usage, times and error, and how many events of
+// each kind it had. The input repeats the first user message and the
+// output's choices the last assistant turn; the events repeat the
+// conversation in more detail (sandbox calls, state and store changes,
+// spans).
+func inspectSummary(m map[string]any) map[string]any {
+	sum := rest(m, "messages", "events", "attachments", "input", "output")
+	if om, ok := m["output"].(map[string]any); ok {
+		sum = setIf(sum, "output", rest(om, "choices"))
+	}
+	if evs, ok := m["events"].([]any); ok && len(evs) > 0 {
+		counts := map[string]any{}
+		for _, e := range evs {
+			em, _ := e.(map[string]any)
+			k, _ := em["event"].(string)
+			n, _ := counts[k].(int)
+			counts[k] = n + 1
+		}
+		sum = setIf(sum, "events", counts)
+	}
+	return sum
+}
+
+// inspectOutcome reads a sample's scores: the first scorer by name gives
+// the score and, where its value is a verdict (Inspect's C, I, P, N,
+// true, false, yes, no, 1 or 0), passed; the value keeps the target and
+// the scorer's answer. A sample without scores has no outcome.
+func inspectOutcome(m map[string]any) *pack.Outcome {
+	scores, _ := m["scores"].(map[string]any)
+	if len(scores) == 0 {
+		return nil
+	}
+	names := sortedKeys(scores)
+	sc, _ := scores[names[0]].(map[string]any)
+	o := &pack.Outcome{Source: "inspect:" + names[0]}
+	v := sc["value"]
+	switch x := v.(type) {
+	case string, json.Number:
+		o.Score = rawJSON(x)
+	case bool:
+		if x {
+			o.Score = json.RawMessage("1")
+		} else {
+			o.Score = json.RawMessage("0")
+		}
+	}
+	if p, ok := verdict(v); ok {
+		o.Passed = &p
+	}
+	value := map[string]any{}
+	value = setIf(value, "target", m["target"])
+	value = setIf(value, "answer", sc["answer"])
+	if o.Score == nil {
+		value = setIf(value, "score", v) // a dict or list of values
+	}
+	if len(names) > 1 {
+		value = setIf(value, "scorers", names)
+	}
+	if len(value) > 0 {
+		o.Value = rawJSON(value)
+	}
+	if o.Passed == nil && o.Score == nil && o.Value == nil {
+		return nil
+	}
+	return o
+}
+
+// verdict reads a score value that says passed or not.
+func verdict(v any) (bool, bool) {
+	switch x := v.(type) {
+	case bool:
+		return x, true
+	case string:
+		switch strings.ToLower(x) {
+		case "c", "yes", "true":
+			return true, true
+		case "i", "p", "n", "no", "false":
+			return false, true
+		}
+	case json.Number:
+		switch x.String() {
+		case "1", "1.0":
+			return true, true
+		case "0", "0.0":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// inspectEnd reads how a sample ended: an error, a limit it hit (its type
+// named in the message), else finished.
+func inspectEnd(m map[string]any) *pack.End {
+	if e, ok := m["error"].(map[string]any); ok {
+		msg, _ := e["message"].(string)
+		return &pack.End{State: "error", Message: msg}
+	}
+	if l, ok := m["limit"].(map[string]any); ok {
+		typ, _ := l["type"].(string)
+		state := map[string]string{
+			"message": "iteration_limit", "token": "cost_limit", "cost": "cost_limit",
+			"context": "context_limit", "time": "time_limit", "working": "time_limit",
+		}[typ]
+		if state == "" {
+			state = "cancelled" // operator, custom
+		}
+		msg := typ + " limit"
+		if n, ok := l["limit"]; ok {
+			msg += " " + eventID(n)
+		}
+		return &pack.End{State: state, Message: msg}
+	}
+	return &pack.End{State: "finished"}
 }
 
 func atoiOr(v any, def int) int {

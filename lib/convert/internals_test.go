@@ -108,7 +108,9 @@ func TestStepsPairing(t *testing.T) {
 		{"parallel, answered backwards", []op{{"call", "a", "t1"}, {"call", "b", "t2"}, {"model", "", "m"}, {"result", "b", "r2"}, {"result", "a", "r1"}}, []string{"t1:r1", "t2:r2", "model:m"}, 0, 0},
 		{"reused id", []op{{"call", "x", "t1"}, {"result", "x", "r1"}, {"call", "x", "t2"}, {"result", "x", "r2"}}, []string{"t1:r1", "t2:r2"}, 0, 0},
 		{"reused id, both open", []op{{"call", "x", "t1"}, {"call", "x", "t2"}, {"result", "x", "r1"}, {"result", "x", "r2"}}, []string{"t1:r1", "t2:r2"}, 0, 0},
-		{"orphan result", []op{{"result", "z", "r"}}, []string{"named:r"}, 0, 1},
+		// An orphan result is an event, not a call (the tool it names is kept in
+		// metadata).
+		{"orphan result", []op{{"result", "z", "r"}}, []string{"orphan_result:r"}, 0, 1},
 		{"no result", []op{{"call", "a", "t1"}, {"model", "", "m"}}, []string{"t1:", "model:m"}, 1, 0},
 	}
 	for _, c := range cases {
@@ -243,28 +245,5 @@ func TestIDText(t *testing.T) {
 	}
 	if got := otlpID("qwiv6jVIxUc="); got != "ab08afea3548c547" {
 		t.Errorf("otlpID base64 = %q", got)
-	}
-}
-
-func TestWrittenFile(t *testing.T) {
-	cases := []struct {
-		tool   string
-		params map[string]any
-		path   string
-		ok     bool
-	}{
-		{"Write", map[string]any{"file_path": "/w/a.sh", "content": "x"}, "/w/a.sh", true},
-		{"write_file", map[string]any{"path": "a", "text": "x"}, "a", true},
-		{"write_file", map[string]any{"text": "2025"}, "", false}, // no path: not a file
-		{"str_replace_editor", map[string]any{"command": "create", "path": "a", "file_text": "x"}, "a", true},
-		{"str_replace_editor", map[string]any{"command": "view", "path": "a"}, "", false},
-		{"bash", map[string]any{"command": "echo > a"}, "", false},
-		{"write_file", map[string]any{"path": "dir/", "content": "x"}, "", false},
-	}
-	for _, c := range cases {
-		p, _, ok := writtenFile(c.tool, c.params)
-		if p != c.path || ok != c.ok {
-			t.Errorf("writtenFile(%s, %v) = %q, %v", c.tool, c.params, p, ok)
-		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -126,4 +127,75 @@ func lineOfPath(data []byte, path string) int {
 			stack = append(stack, &frame{path: next, obj: d == '{', key: d == '{'})
 		}
 	}
+}
+
+// eachRawLine calls fn with every line of r (without its line ending)
+// and its number; memory holds one line.
+func eachRawLine(r *bufio.Reader, fn func(line []byte, lineNo int) error) error {
+	var line []byte
+	for lineNo := 1; ; lineNo++ {
+		var err error
+		line, err = pack.ReadLine(r, line[:0])
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if len(line) > 0 || err == nil {
+			if ferr := fn(bytes.TrimRight(line, "\r\n"), lineNo); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}
+
+// eachRecord reads a file of run records, one per line (an OpenHands
+// output.jsonl, NeMo Gym rollouts): each record is a run of its own,
+// written as its own log, one after another (ctx pack - stores each as a
+// pack). --record ID keeps only the record idOf names ID.
+func eachRecord(r *bufio.Reader, w *writer, idOf func(n node) string, conv func(n node, w *writer) error) error {
+	pick := w.opts.Record
+	var ids []string
+	runs := 0
+	err := eachRawLine(r, func(line []byte, lineNo int) error {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			return nil
+		}
+		v, derr := jcs.Decode(t)
+		if derr != nil {
+			return jsonError(t, derr, lineNo)
+		}
+		n := root(v, lineNo)
+		if _, err := n.needObj(); err != nil {
+			return err
+		}
+		id := idOf(n)
+		if id == "" {
+			// A record with no name is picked by its place: #1, #2...
+			id = fmt.Sprintf("#%d", len(ids)+1)
+		}
+		ids = append(ids, id)
+		if pick != "" && id != pick {
+			return nil
+		}
+		rw := w
+		if runs > 0 {
+			rw = w.another()
+		}
+		runs++
+		w.tally.census(v)
+		return conv(n, rw)
+	})
+	if err != nil {
+		return err
+	}
+	if pick != "" && runs == 0 {
+		return &InputError{Msg: fmt.Sprintf("no record %q (instance_id) in the file (records: %s)", pick, strings.Join(ids, ", "))}
+	}
+	if runs > 1 {
+		w.notef("%d run records, written as %d logs one after another (ctx pack - stores each; --record ID picks one)", runs, runs)
+	}
+	return nil
 }

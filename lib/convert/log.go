@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -20,6 +22,9 @@ type runFields struct {
 	SystemPrompt *string
 	Environment  map[string]any
 	Metadata     map[string]any
+	Task         *pack.Task    // which task of a benchmark the run was
+	Outcome      *pack.Outcome // how the run was judged
+	End          *pack.End     // how the run ended
 }
 
 // stepRec is one step of the log before it is written.
@@ -40,6 +45,16 @@ type stepRec struct {
 	// run again (a tool call is deterministic by default, an other step
 	// never).
 	Nondeterministic bool
+	// Bookkeeping marks a record of the harness that is not a step (see
+	// writer.bookkeep): a snapshot, a queue operation, a notice, a mode
+	// change, nothing that changed what the agent saw.
+	Bookkeeping bool
+}
+
+// thinking is the model-call step that holds a model's reasoning (text
+// nil where the transcript keeps it redacted or encrypted).
+func thinking(model string, text *string, ts string, meta map[string]any) stepRec {
+	return stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: text, Timestamp: ts, Meta: meta}
 }
 
 // writer writes a log as NDJSON events while a transcript is read. Events
@@ -56,7 +71,16 @@ type writer struct {
 	held  bytes.Buffer
 	steps int
 
-	failed  bool // the output failed, or ends with an error event
+	// book holds the harness's bookkeeping records until the step they
+	// come before (writer.bookkeep); booked counts them by kind.
+	book   []any
+	booked map[string]int
+	// last is the last step, written when the next one (or the end)
+	// comes, so the records after the last step still have a home.
+	last *pack.StepEvent
+
+	failed  bool   // the output failed, or ends with an error event
+	tally   *tally // what the input held against what was written
 	inputs  map[string]bool
 	files   *fileSet
 	outside map[string]bool // paths already warned about
@@ -64,7 +88,7 @@ type writer struct {
 
 func newWriter(out io.Writer, opts Options) *writer {
 	bw := bufio.NewWriterSize(out, 64<<10)
-	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	w := &writer{out: bw, opts: opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: newTally()}
 	w.enc = json.NewEncoder(bw)
 	w.enc.SetEscapeHTML(false)
 	return w
@@ -74,7 +98,7 @@ func newWriter(out io.Writer, opts Options) *writer {
 // transcript that holds several runs is written as several logs, one
 // after another, each beginning with its run event.
 func (w *writer) another() *writer {
-	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}}
+	return &writer{out: w.out, enc: w.enc, opts: w.opts, inputs: map[string]bool{}, files: newFileSet(), outside: map[string]bool{}, tally: w.tally}
 }
 
 func (w *writer) warnf(format string, args ...any) {
@@ -129,6 +153,9 @@ func (w *writer) run(r runFields) error {
 		SystemPrompt: r.SystemPrompt,
 		Environment:  w.clean(r.Environment),
 		Metadata:     w.clean(r.Metadata),
+		Task:         r.Task,
+		Outcome:      r.Outcome,
+		End:          r.End,
 	}
 	if _, repo := r.Environment["git"]; repo {
 		// Where the run happened, in a checkout (ctx replay --repo maps it
@@ -148,6 +175,9 @@ func (w *writer) run(r runFields) error {
 // emit writes an event, or holds it until the run event is written.
 func (w *writer) emit(v any) error {
 	if w.ran {
+		if err := w.flushLast(); err != nil { // events stay in order
+			return err
+		}
 		return w.enc.Encode(v)
 	}
 	enc := json.NewEncoder(&w.held)
@@ -197,7 +227,87 @@ func (w *writer) step(s stepRec) error {
 		ev.NormalizedOutput, ev.NormalizedOutputBase64 = c.Content, c.ContentBase64
 	}
 	w.steps++
-	return w.emit(ev)
+	w.tally.wrote(s)
+	if len(w.book) > 0 {
+		ev.Metadata = setIf(ev.Metadata, harnessKey, w.book)
+		w.book = nil
+	}
+	if !w.ran {
+		return w.emit(ev)
+	}
+	if err := w.flushLast(); err != nil {
+		return err
+	}
+	w.last = &ev
+	return nil
+}
+
+// harnessKey is the metadata key of a step that holds the bookkeeping
+// records of the harness that came before it.
+const harnessKey = "harness_records"
+
+// harnessAfterKey holds, on the last step, the records that came after it.
+const harnessAfterKey = "harness_records_after"
+
+// bookkeep keeps a record of the harness that is not a step (a snapshot
+// of files for undo, a queue operation, a notice, a change of mode): it
+// goes into the metadata of the step that follows it (harness_records, a
+// list of {"type", "timestamp", "text", "metadata"}), of the last step
+// when none follows (harness_records_after), or of the run when the log
+// has no step, so steps are the calls of the run and the records are
+// still all there.
+func (w *writer) bookkeep(s stepRec) {
+	r := map[string]any{"type": s.Tool}
+	if s.Timestamp != "" {
+		r["timestamp"] = s.Timestamp
+	}
+	if s.Output != nil {
+		r["text"] = *s.Output
+	}
+	if m := w.clean(s.Meta); len(m) > 0 {
+		r["metadata"] = m
+	}
+	w.book = append(w.book, r)
+	if w.booked == nil {
+		w.booked = map[string]int{}
+	}
+	w.booked[s.Tool]++
+}
+
+// endSteps gives the records that came after the last step to it
+// (harness_records_after) and writes it: no step comes after.
+func (w *writer) endSteps() error {
+	if len(w.book) > 0 && w.last != nil {
+		w.last.Metadata = setIf(w.last.Metadata, harnessAfterKey, w.book)
+		w.book = nil
+	}
+	return w.flushLast()
+}
+
+// flushLast writes the step held back, if any.
+func (w *writer) flushLast() error {
+	if w.last == nil {
+		return nil
+	}
+	ev := w.last
+	w.last = nil
+	return w.enc.Encode(ev)
+}
+
+// noteBooked says on stderr how many records of the harness were kept out
+// of the steps, by kind.
+func (w *writer) noteBooked() {
+	if len(w.booked) == 0 {
+		return
+	}
+	kinds := make([]string, 0, len(w.booked))
+	n := 0
+	for k, c := range w.booked {
+		kinds = append(kinds, fmt.Sprintf("%d %s", c, k))
+		n += c
+	}
+	sort.Strings(kinds)
+	w.notef("%d record(s) of the harness kept out of the steps, in the metadata (harness_records) of the step after each: %s", n, strings.Join(kinds, ", "))
 }
 
 // input records a file the run read, with the content it had before the
@@ -239,9 +349,29 @@ func (w *writer) wrote(p, text string, step int) {
 // close writes the outputs and flushes. A run that was never named gets
 // its run event now.
 func (w *writer) close(r runFields) error {
+	if len(w.book) > 0 && !w.ran {
+		r.Metadata = setIf(r.Metadata, harnessAfterKey, w.book) // the run is not written yet
+		w.book = nil
+	}
 	if err := w.run(r); err != nil {
 		return err
 	}
+	if err := w.endSteps(); err != nil {
+		return err
+	}
+	if len(w.book) > 0 {
+		// No step was held to keep them (another event came after the
+		// last step): one event step holds them, so none is lost.
+		book := w.book
+		w.book = nil
+		if err := w.step(stepRec{Type: "event", Tool: harnessKey, Meta: map[string]any{harnessKey: book}}); err != nil {
+			return err
+		}
+		if err := w.flushLast(); err != nil {
+			return err
+		}
+	}
+	w.noteBooked()
 	for _, f := range w.files.list() {
 		meta := map[string]any{"written_by_step": f.step}
 		if err := w.emit(pack.OutputEvent{Event: "output", Name: f.name, Content: content(f.text), Metadata: meta}); err != nil {
@@ -255,6 +385,7 @@ func (w *writer) close(r runFields) error {
 // and refuses the whole log, so part of a log never becomes a pack.
 func (w *writer) fail(err error) {
 	w.failed = true
+	_ = w.flushLast()
 	if w.ran {
 		_ = w.out.Flush()
 	}

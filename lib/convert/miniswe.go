@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
 // mini-SWE-agent writes one .traj.json per run: {"info": {exit_status,
@@ -80,6 +82,10 @@ func convertMiniSWEDoc(d *document, w *writer) error {
 	if im, ok := info.obj(); ok {
 		r.Metadata = setIf(r.Metadata, "info", rest(im, "config", "submission"))
 	}
+	if id := eventID(n.key("instance_id").v); id != "" {
+		r.Task = &pack.Task{ID: id}
+	}
+	r.End = exitEnd(info.key("exit_status").string())
 	if cm, ok := cfg.obj(); ok {
 		cm = cloneMeta(cm)
 		if mm, ok := cm["model"].(map[string]any); ok {

@@ -3,10 +3,13 @@ package convert
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // A step's normalised output is what one of replay's built-in executors
@@ -18,14 +21,6 @@ import (
 // executor's result exactly from the transcript; otherwise none, and the
 // verbatim output is all there is. docs/CONVERT.md gives the rule for each
 // format.
-
-// The sentences of replay's built-in writer and editor (lib/replay
-// writeTool and edited): what they print for a file given as given.
-func writtenSentence(given string, n int) string {
-	return fmt.Sprintf("File written: %s (%d bytes)", given, n)
-}
-
-func editedSentence(given string) string { return "File edited: " + given }
 
 // ccReadMaxLine is the longest line Claude Code's Read shows whole; a
 // longer one is cut, so a read holding one is not the file's text.
@@ -197,8 +192,7 @@ func walkLess(a, b string) bool {
 
 // ccNormalized is the normalised output of a Claude Code tool call that
 // succeeded, or nil: Read and Glob as above, and the sentence replay's
-// built-in gives for Write, Edit and MultiEdit of a file in the working
-// directory.
+// built-in gives for Write, Edit and MultiEdit (fileSentence).
 func ccNormalized(tool string, params map[string]any, text string, tur map[string]any, wd workdir) *string {
 	var s string
 	var ok bool
@@ -212,10 +206,8 @@ func ccNormalized(tool string, params map[string]any, text string, tur map[strin
 		if tur != nil {
 			s, ok = ccGlobNormalized(text, tur, wd)
 		}
-	case "Write":
-		return fileSentence(params, "file_path", "content", wd)
-	case "Edit", "MultiEdit":
-		return fileSentence(params, "file_path", "", wd)
+	default:
+		return fileSentence(tool, params, wd)
 	}
 	if !ok {
 		return nil
@@ -223,24 +215,24 @@ func ccNormalized(tool string, params map[string]any, text string, tur map[strin
 	return &s
 }
 
-// fileSentence is what replay's built-in writer (content names the
-// parameter with the text written) or editor (content "") says of a call
-// that succeeded: the file as the call names it, once the converter has
-// made it relative to the working directory. A file outside the working
-// directory has none: replay does not write there.
-func fileSentence(params map[string]any, pathKey, content string, wd workdir) *string {
-	p, _ := params[pathKey].(string)
+// fileSentence is what replay's built-in writer or editor says of a call
+// of tool that succeeded (agenttool.Said): the file as the call names it,
+// once the converter has made it relative to the working directory. A
+// file outside the working directory has none: replay does not write
+// there.
+func fileSentence(tool string, params map[string]any, wd workdir) *string {
+	key, p, ok := agenttool.Param(params, agenttool.FilePathKeys())
+	if !ok {
+		return nil
+	}
 	if _, in := wd.name(p); !in {
 		return nil
 	}
-	given := wd.text(p)
-	s := editedSentence(given)
-	if content != "" {
-		body, has := params[content].(string)
-		if !has {
-			return nil
-		}
-		s = writtenSentence(given, len(body))
+	named := maps.Clone(params)
+	named[key] = wd.text(p)
+	s, ok := agenttool.Said(tool, named)
+	if !ok {
+		return nil
 	}
 	return &s
 }

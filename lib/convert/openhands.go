@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"strconv"
-	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
@@ -25,17 +23,7 @@ import (
 
 // openHandsEvents returns the event list: the document itself, or the
 // history (or events) of a record.
-func openHandsEvents(n node) (node, bool) {
-	if _, ok := n.arr(); ok {
-		return n, true
-	}
-	for _, k := range []string{"events", "history"} {
-		if _, ok := n.key(k).arr(); ok {
-			return n.key(k), true
-		}
-	}
-	return node{}, false
-}
+func openHandsEvents(n node) (node, bool) { return listIn(n, "events", "history") }
 
 func isOpenHands(v any) bool {
 	evs, ok := openHandsEvents(root(v, 0))
@@ -81,49 +69,7 @@ func isOpenHandsRecordLine(line []byte) bool {
 // (ctx pack - stores each as a pack). --record ID keeps only the record of
 // that instance.
 func convertOpenHandsRecords(r *bufio.Reader, w *writer) error {
-	pick := w.opts.Record
-	var ids []string
-	runs := 0
-	var line []byte
-	for lineNo := 1; ; lineNo++ {
-		var err error
-		line, err = pack.ReadLine(r, line[:0])
-		if err != nil && err != io.EOF {
-			return err
-		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			v, derr := jcs.Decode(t)
-			if derr != nil {
-				return jsonError(t, derr, lineNo)
-			}
-			n := root(v, lineNo)
-			if _, err := n.needObj(); err != nil {
-				return err
-			}
-			id := eventID(n.key("instance_id").v)
-			ids = append(ids, id)
-			if pick == "" || id == pick {
-				rw := w
-				if runs > 0 {
-					rw = w.another()
-				}
-				runs++
-				if err := convertOpenHandsRecord(n, rw); err != nil {
-					return err
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-	}
-	if pick != "" && runs == 0 {
-		return &InputError{Msg: fmt.Sprintf("no record %q (instance_id) in the file (records: %s)", pick, strings.Join(ids, ", "))}
-	}
-	if runs > 1 {
-		w.notef("%d run records, written as %d logs one after another (ctx pack - stores each; --record ID picks one)", runs, runs)
-	}
-	return nil
+	return eachRecord(r, w, func(n node) string { return eventID(n.key("instance_id").v) }, convertOpenHandsRecord)
 }
 
 func convertOpenHands(d *document, w *writer) error {
@@ -153,7 +99,8 @@ func convertOpenHandsRecord(n node, w *writer) error {
 	}
 	var r runFields
 	r.Metadata = map[string]any{"source_format": "openhands"}
-	var patch string
+	var patch, recErr, lastState string
+	finished := false
 	if m, ok := n.obj(); ok {
 		rec := rest(m, "events", "history")
 		// The instruction is the user's first message; the patch is an
@@ -164,7 +111,12 @@ func convertOpenHandsRecord(n node, w *writer) error {
 		if tr, ok := rec["test_result"].(map[string]any); ok {
 			patch, _ = tr["git_patch"].(string)
 			rec["test_result"] = rest(tr, "git_patch")
+			r.Outcome = openHandsOutcome(tr)
 		}
+		if id := eventID(m["instance_id"]); id != "" {
+			r.Task = &pack.Task{ID: id}
+		}
+		recErr, _ = m["error"].(string)
 		r.Metadata = setIf(r.Metadata, "record", rec)
 		if llm, ok := n.key("metadata").key("llm_config").obj(); ok {
 			r.Parameters, _ = splitRecord(llm)
@@ -193,8 +145,16 @@ func convertOpenHandsRecord(n node, w *writer) error {
 		if a := e.key("action").string(); a == "system" && r.SystemPrompt == nil {
 			s := e.key("args").key("content").string()
 			r.SystemPrompt = &s
+		} else if a == "finish" {
+			finished = true
+		}
+		if e.key("observation").string() == "agent_state_changed" {
+			if st := e.key("extras").key("agent_state").string(); st != "" {
+				lastState = st
+			}
 		}
 	}
+	r.End = openHandsEnd(recErr, lastState, finished)
 	if respModel != "" {
 		// The model that answered names the run, as in an event stream
 		// without its record.
@@ -223,6 +183,26 @@ func convertOpenHandsRecord(n node, w *writer) error {
 		w.files.set("git_patch.diff", patch, w.steps-1)
 	}
 	return w.close(r)
+}
+
+// openHandsOutcome reads an evaluated record's test_result: its report's
+// (or its own) resolved says passed; the report is the value.
+func openHandsOutcome(tr map[string]any) *pack.Outcome {
+	report, _ := tr["report"].(map[string]any)
+	resolved, ok := report["resolved"].(bool)
+	src := "openhands:test_result.report"
+	if !ok {
+		resolved, ok = tr["resolved"].(bool)
+		src = "openhands:test_result"
+	}
+	if !ok {
+		return nil
+	}
+	o := &pack.Outcome{Passed: &resolved, Source: src}
+	if len(report) > 0 {
+		o.Value = rawJSON(report)
+	}
+	return o
 }
 
 // firstUserMessage is the text of the first message the user sent.
@@ -302,7 +282,7 @@ func (o *openHands) action(e node, m map[string]any, act, id, source, ts string)
 		// Actions of the environment or the user other than messages
 		// (agent state changes...): events.
 		meta = setIf(meta, "args", args)
-		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta})
+		_, err := o.q.add(stepRec{Type: "event", Tool: act, Timestamp: ts, Meta: meta, Bookkeeping: act == "change_agent_state"})
 		return err
 	}
 }
@@ -448,7 +428,8 @@ func (o *openHands) observation(e node, m map[string]any, obs, id, source, ts st
 	meta = setIf(meta, "cause", m["cause"])
 	meta = setIf(meta, "source", source)
 	meta = setIf(meta, "extras", extras)
-	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta}
+	// The runtime's notes of its own state are bookkeeping.
+	s := stepRec{Type: "event", Tool: obs, Timestamp: ts, Meta: meta, Bookkeeping: obs == "agent_state_changed"}
 	if text != "" {
 		s.Output = &text
 	}

@@ -514,6 +514,43 @@ func convertOTel(d *document, w *writer) error {
 		od.unplaced += len(evs)
 	}
 	sortSpans(od.spans)
-	_, err = mapOTel(sliceSpans{spans: od.spans, nowhere: od.unplaced}, otelExtra{fields: od.extra, notGenAI: od.notGenAI}, w)
-	return err
+	// One trace is one run: an export of several traces is several logs,
+	// one after another, in the order their first spans began.
+	for i, spans := range byTrace(od.spans) {
+		src, extra := sliceSpans{spans: spans}, otelExtra{}
+		if i == 0 {
+			// What came beside the spans is told once, with the first run.
+			src.nowhere, extra = od.unplaced, otelExtra{fields: od.extra, notGenAI: od.notGenAI}
+		} else {
+			w = w.another()
+		}
+		if _, err := mapOTel(src, extra, w); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// byTrace splits spans, in the order they began, into one list per trace,
+// in the order of each trace's first span; a span with no trace id goes
+// with the first trace.
+func byTrace(spans []*otelSpan) [][]*otelSpan {
+	index := map[string]int{}
+	var out [][]*otelSpan
+	for _, s := range spans {
+		i, ok := index[s.traceID]
+		if !ok && s.traceID == "" && len(out) > 0 {
+			i, ok = 0, true
+		}
+		if !ok {
+			i = len(out)
+			index[s.traceID] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], s)
+	}
+	if len(out) == 0 {
+		out = append(out, nil) // no span: still one (empty) run
+	}
+	return out
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // TestOTelCorpusCounts holds every OTel file of the corpus to the tool
@@ -71,7 +73,7 @@ func TestOTelCorpusCounts(t *testing.T) {
 			switch s.Type {
 			case "tool_call":
 				tools = append(tools, s.Tool)
-				if s.Deterministic != fileTool(s.Tool) {
+				if s.Deterministic != agenttool.WorkspaceOnly(s.Tool) {
 					t.Errorf("%s: steps[%d] %s deterministic %v", rel, s.Index, s.Tool, s.Deterministic)
 				}
 			case "model_call":

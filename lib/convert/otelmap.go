@@ -3,6 +3,8 @@ package convert
 import (
 	"fmt"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // The mapping of spans to a log: one function for ctx convert --from otel
@@ -56,6 +58,33 @@ type otelRun struct {
 	nested     int
 	badUTF8    map[string]bool
 	badSpans   int
+	// goal is the text of a root span's attribute whose name ends in
+	// goal, task or input (agento.user_goal), the run's prompt when no
+	// model span gives input messages (hasInput).
+	goal     *string
+	goalKey  string
+	hasInput bool
+}
+
+// isGoalKey reports whether a root span's attribute names the run's goal:
+// its name ends in "goal", "task" or "input" (agento.user_goal,
+// crew.task, agent.input), as custom instrumentations name it.
+func isGoalKey(k string) bool {
+	k = strings.ToLower(k)
+	return strings.HasSuffix(k, "goal") || strings.HasSuffix(k, "task") || strings.HasSuffix(k, "input")
+}
+
+// seeGoal keeps the first goal attribute of a root span, by name order.
+func (r *otelRun) seeGoal(s *otelSpan) {
+	if r.goal != nil || !s.root() {
+		return
+	}
+	for _, k := range sortedKeys(s.attrs) {
+		if v, ok := s.attrs[k].(string); ok && strings.TrimSpace(v) != "" && isGoalKey(k) {
+			r.goal, r.goalKey = &v, k
+			return
+		}
+	}
 }
 
 // modelSpans tells nested model spans (wrappers recording one call at
@@ -92,6 +121,7 @@ func (r *otelRun) see(s *otelSpan, ms modelSpans) bool {
 	}
 	if s.root() {
 		r.roots++
+		r.seeGoal(s)
 	}
 	if bad := badUTF8(s.attrs); len(bad) > 0 {
 		r.badSpans++
@@ -121,6 +151,10 @@ func (r *otelRun) see(s *otelSpan, ms modelSpans) bool {
 	case op == opModel:
 		if r.first == nil {
 			r.first = s
+		}
+		if !r.hasInput {
+			msgs, _, _ := messages(s.attrs, inputSpellings())
+			r.hasInput = len(msgs) > 0
 		}
 		if r.system == nil {
 			r.system = systemPrompt(s.attrs)
@@ -221,6 +255,13 @@ func mapOTel(src otelSource, extra otelExtra, w *writer) (OTelResult, error) {
 	if run.SystemPrompt != nil {
 		o.system = *run.SystemPrompt
 	}
+	if r.goal != nil && !r.hasInput {
+		// No model span says what it was asked: the root's goal is the
+		// run's prompt.
+		if err := o.q.prompt("user", *r.goal, map[string]any{"attribute": r.goalKey}); err != nil {
+			return res, err
+		}
+	}
 	step := func(i int) bool { return steps[i/64]&(1<<(i%64)) != 0 }
 	err = src.each(step, func(_ int, s *otelSpan) error {
 		absorbEvents(s)
@@ -287,6 +328,7 @@ func otelEnvironment(res map[string]any) map[string]any {
 }
 
 type otel struct {
+	agents   map[string]string // the agent each step span ran under, by span id (gen_ai.agent.name)
 	w        *writer
 	resource string // the run's resource, as JSON
 	q        *steps
@@ -325,23 +367,47 @@ func (o *otel) spanMeta(s *otelSpan, used ...string) map[string]any {
 }
 
 func (o *otel) span(s *otelSpan, op string) error {
+	agent := o.agentOf(s)
 	switch op {
 	case opModel:
-		return o.model(s)
+		return o.model(s, agent)
 	case opTool:
-		return o.tool(s)
+		return o.tool(s, agent)
 	case opAgent:
-		// The run itself: its attributes are kept as an event, in order.
-		_, err := o.q.add(stepRec{Type: "event", Tool: "invoke_agent", Timestamp: s.start, Meta: o.spanMeta(s, "gen_ai.operation.name")})
+		// An agent: its attributes are kept as an event, in order, named
+		// for the agent as the span is ("invoke_agent researcher"), so
+		// the sub-agents of a run are told apart.
+		tool := "invoke_agent"
+		if agent != "" {
+			tool += " " + agent
+		}
+		_, err := o.q.add(stepRec{Type: "event", Tool: tool, Timestamp: s.start, Meta: o.spanMeta(s, "gen_ai.operation.name")})
 		return err
 	}
 	_, err := o.q.add(stepRec{Type: "event", Tool: strings.TrimPrefix(op, "event:"), Timestamp: s.start, Meta: o.spanMeta(s, "gen_ai.operation.name")})
 	return err
 }
 
+// agentOf is the name of the agent s runs as or under: its own
+// gen_ai.agent.name, else its parent step's; it is remembered for the
+// steps under s.
+func (o *otel) agentOf(s *otelSpan) string {
+	name, _ := s.attrs["gen_ai.agent.name"].(string)
+	if name == "" {
+		name = o.agents[s.parentID]
+	}
+	if name != "" && s.spanID != "" {
+		if o.agents == nil {
+			o.agents = map[string]string{}
+		}
+		o.agents[s.spanID] = name
+	}
+	return name
+}
+
 // model maps a model span: new user messages in its input become prompts
 // (each span repeats the conversation so far), its output a model_call.
-func (o *otel) model(s *otelSpan) error {
+func (o *otel) model(s *otelSpan, agent string) error {
 	msgs, used, _ := messages(s.attrs, inputSpellings())
 	users := 0
 	for _, m := range msgs {
@@ -378,7 +444,7 @@ func (o *otel) model(s *otelSpan) error {
 	used = append(used, pused...)
 	out, oused := modelOutput(s.attrs)
 	used = append(used, oused...)
-	meta := o.spanMeta(s, used...)
+	meta := setIf(o.spanMeta(s, used...), "agent", agent)
 	model := spanModel(s.attrs)
 	if model == "" {
 		model = o.w.model
@@ -445,7 +511,7 @@ func toolResultKeys() []string {
 func toolIDKeys() []string { return []string{"gen_ai.tool.call.id", "tool_call.id", "tool.id"} }
 
 // tool maps a tool span: name, arguments and result, in every spelling.
-func (o *otel) tool(s *otelSpan) error {
+func (o *otel) tool(s *otelSpan, agent string) error {
 	used := []string{"gen_ai.operation.name", "openinference.span.kind", "input.mime_type", "output.mime_type"}
 	name := ""
 	for _, k := range toolNameKeys() {
@@ -494,11 +560,12 @@ func (o *otel) tool(s *otelSpan) error {
 		}
 	}
 	meta = setIf(meta, "tool_call_id", id)
+	meta = setIf(meta, "agent", agent)
 	step := stepRec{Type: "tool_call", Tool: name, Params: params, Output: out, Timestamp: s.start, Meta: meta,
-		Nondeterministic: !fileTool(name)}
+		Nondeterministic: !agenttool.WorkspaceOnly(name)}
 	idx, err := o.q.add(step)
 	if err == nil && s.status != "error" && out != nil {
-		if p, text, ok := writtenFile(name, params); ok {
+		if p, text, ok := agenttool.WrittenFile(name, params); ok {
 			o.w.wrote(p, text, idx)
 		}
 	}

@@ -467,20 +467,3 @@ func spanModel(attrs map[string]any) string {
 	}
 	return ""
 }
-
-// fileTool reports whether a tool is one of the file tools whose result
-// depends on the workspace only (docs/REPLAY.md's built-ins other than the
-// shell): the tool calls a trace may call deterministic. Any other tool
-// (a clock, a web search, a shell) may answer otherwise when run again.
-func fileTool(name string) bool {
-	switch name {
-	case "read_file", "Read", "read", "view_file", "cat", "view",
-		"list_directory", "list_dir", "list_files", "ls", "LS",
-		"glob", "Glob", "glob_file_search",
-		"write_file", "Write", "write", "create_file", "write_to_file",
-		"edit_file", "Edit", "edit", "str_replace", "MultiEdit", "multi_edit",
-		"str_replace_editor", "str_replace_based_edit_tool", "text_editor":
-		return true
-	}
-	return false
-}

@@ -87,6 +87,7 @@ func convertPi(r *bufio.Reader, w *writer) error {
 		if err != nil {
 			return jsonError(entries[k].raw, err, entries[k].line)
 		}
+		w.tally.census(v)
 		nodes[i] = root(v, entries[k].line)
 		entries[k].raw = nil
 	}
@@ -108,14 +109,7 @@ func convertPi(r *bufio.Reader, w *writer) error {
 			p.results[n.key("message").key("toolCallId").string()] = true
 		}
 	}
-	p.q.answered = func(s *stepRec) {
-		switch s.Tool {
-		case "edit":
-			s.Normalized = fileSentence(s.Params, "path", "", w.wd)
-		case "write":
-			s.Normalized = fileSentence(s.Params, "path", "content", w.wd)
-		}
-	}
+	p.q.answered = func(s *stepRec) { s.Normalized = fileSentence(s.Tool, s.Params, w.wd) }
 	for _, n := range nodes {
 		if err := p.entry(n); err != nil {
 			return err
@@ -288,6 +282,13 @@ func (p *pi) entry(n node) error {
 	// thinking-level changes, compactions, summaries of abandoned
 	// branches, extension entries, labels, the session's name.
 	s := stepRec{Type: "event", Tool: typ, Timestamp: ts}
+	// A change of model or thinking level, a label, the session's name:
+	// bookkeeping, kept in metadata; a compaction or a branch's summary
+	// changed what the model saw, and custom entries may: steps.
+	switch typ {
+	case "model_change", "thinking_level_change", "label", "session_info":
+		s.Bookkeeping = true
+	}
 	known := []string{"type", "id", "parentId", "timestamp"}
 	switch typ {
 	case "compaction", "branch_summary":
@@ -392,12 +393,12 @@ func (p *pi) assistant(msg node, mm map[string]any, ts string, meta map[string]a
 		}
 		switch typ, _ := bm["type"].(string); typ {
 		case "thinking":
-			s, err := b.key("thinking").optStr()
+			s, err := blockThinking(b, typ)
 			if err != nil {
 				return err
 			}
 			tm := setIf(next(), "block_extra", rest(bm, "type", "thinking"))
-			if _, err := p.q.add(stepRec{Type: "model_call", Tool: model, Params: map[string]any{"thinking": true}, Output: &s, Timestamp: ts, Meta: tm}); err != nil {
+			if _, err := p.q.add(thinking(model, s, ts, tm)); err != nil {
 				return err
 			}
 		case "text":
@@ -407,7 +408,7 @@ func (p *pi) assistant(msg node, mm map[string]any, ts string, meta map[string]a
 			}
 			texts = append(texts, s)
 		case "toolCall":
-			calls = append(calls, b)
+			calls = append(calls, b) // after the text, in their order
 		default:
 			if _, err := p.q.add(stepRec{Type: "event", Tool: "assistant/" + typ, Timestamp: ts, Meta: setIf(next(), "block", bm)}); err != nil {
 				return err
@@ -428,18 +429,10 @@ func (p *pi) assistant(msg node, mm map[string]any, ts string, meta map[string]a
 	}
 	for _, b := range calls {
 		bm, _ := b.obj()
-		id, err := b.key("id").optStr()
+		id, s, err := blockCall(b, bm, "toolCall", next(), ts)
 		if err != nil {
 			return err
 		}
-		name, err := b.key("name").optStr()
-		if err != nil {
-			return err
-		}
-		params, bad := parseArguments(bm["arguments"])
-		cm := setIf(next(), "arguments_not_json", bad)
-		cm = setIf(cm, "block_extra", rest(bm, "type", "id", "name", "arguments"))
-		s := stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: cm}
 		if (stop == "aborted" || stop == "error") && !p.results[id] {
 			s.Outcome = pack.OutcomeRejected
 			s.Meta = setIf(s.Meta, "tool_call_id", id)

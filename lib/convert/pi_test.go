@@ -42,7 +42,7 @@ func TestPiTree(t *testing.T) {
 		got = append(got, strings.TrimSpace(s["type"].(string)+" "+s["tool"].(string)+" "+o+" "+n))
 	}
 	want := []string{
-		"event model_change",
+		// the model_change entry is bookkeeping: in metadata, not a step
 		"model_call m1",
 		"model_call m1",
 		"tool_call edit  File edited: a.txt",

@@ -262,6 +262,9 @@ func (r *respItems) item(n node, i int, ts string) error {
 	case "ghost_snapshot", "compaction", "compaction_summary", "mcp_list_tools", "item_reference":
 		item := rest(m, "type", "id", "status", "encrypted_content")
 		meta = setIf(meta, "encrypted", m["encrypted_content"] != nil)
+		if typ == "ghost_snapshot" { // Codex's snapshot of the tree for undo: bookkeeping
+			return r.hold(&reqItem{s: stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: setIf(meta, "item", item), Bookkeeping: true}})
+		}
 		return r.event(typ, nil, ts, setIf(meta, "item", item))
 	}
 	// An item of a type this reader does not know is kept whole.
@@ -405,7 +408,7 @@ func (r *respItems) reasoning(n node, m map[string]any, ts string, meta map[stri
 			}
 		}
 	}
-	s := stepRec{Type: "model_call", Tool: r.answerer(), Params: map[string]any{"thinking": true}, Timestamp: ts}
+	s := thinking(r.answerer(), nil, ts, nil)
 	switch {
 	case len(content) > 0:
 		out := strings.Join(content, "\n\n")

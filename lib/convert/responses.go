@@ -85,9 +85,12 @@ func responsesParams() []string {
 func convertResponses(d *document, w *writer) error { return d.withLine(convertResponsesDoc(d, w)) }
 
 func convertResponsesDoc(d *document, w *writer) error {
-	n := d.first()
-	var r runFields
-	r.Metadata = map[string]any{"source_format": "responses"}
+	return responsesRun(d.first(), w, runFields{Metadata: map[string]any{"source_format": "responses"}})
+}
+
+// responsesRun maps a request and its response, or a list of items, as a
+// run whose fields r begins.
+func responsesRun(n node, w *writer, r runFields) error {
 	input, output := n, node{}
 	var usage map[string]any
 	var inputText *string
@@ -96,7 +99,9 @@ func convertResponsesDoc(d *document, w *writer) error {
 		if err != nil {
 			return err
 		}
-		r.Model = model
+		if model != "" {
+			r.Model = model
+		}
 		for _, k := range responsesParams() {
 			r.Parameters = setIf(r.Parameters, k, m[k])
 		}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 )
 
@@ -86,6 +87,10 @@ func convertSWEAgent(d *document, w *writer) error {
 	if im, ok := info.obj(); ok {
 		r.Metadata = setIf(r.Metadata, "info", rest(im, "submission"))
 	}
+	if id := cfg.key("problem_statement").key("id").string(); id != "" {
+		r.Task = &pack.Task{ID: id}
+	}
+	r.End = exitEnd(info.key("exit_status").string())
 	r.Metadata = setIf(r.Metadata, "environment", top["environment"])
 	if cm, ok := cfg.obj(); ok {
 		r.Metadata = setIf(r.Metadata, "replay_config", rest(cm, "agent"))

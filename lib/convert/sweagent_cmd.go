@@ -3,6 +3,8 @@ package convert
 import (
 	"strconv"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // SWE-agent's tools are commands. With function calling the model names
@@ -10,36 +12,7 @@ import (
 // line, which SWE-agent runs in the task's shell. sweCommand reads such a
 // line back into the tool and the arguments a function-calling run of
 // the same configuration gives, so the two kinds of run line up step by
-// step. Argument names are those of SWE-agent's tool bundles
-// (tools/windowed, tools/search, tools/windowed_edit_*, tools/submit, and
-// the bash commands of config/commands before them).
-
-// sweArg is one argument of a command's signature.
-type sweArg struct {
-	name     string
-	integer  bool
-	boolean  bool
-	optional bool
-}
-
-// sweSignatures are the commands a text action is read as, by name.
-func sweSignatures() map[string][]sweArg {
-	return map[string][]sweArg{
-		"open":        {{name: "path"}, {name: "line_number", integer: true, optional: true}},
-		"goto":        {{name: "line_number", integer: true}},
-		"create":      {{name: "filename"}},
-		"scroll_up":   nil,
-		"scroll_down": nil,
-		"submit":      nil,
-		"find_file":   {{name: "file_name"}, {name: "dir", optional: true}},
-		"search_dir":  {{name: "search_term"}, {name: "dir", optional: true}},
-		"search_file": {{name: "search_term"}, {name: "file", optional: true}},
-		// edit <search> <replace> [<replace-all>] (windowed_edit_replace);
-		// the line-range form with end_of_edit is read apart.
-		"edit":   {{name: "search"}, {name: "replace"}, {name: "replace-all", boolean: true, optional: true}},
-		"insert": {{name: "text"}, {name: "line", integer: true, optional: true}},
-	}
-}
+// step. The commands and their arguments are agenttool.SWESignatures.
 
 // sweCommand reads a text action. A command line that is not one of
 // SWE-agent's commands, or does not fit its signature, is a shell command:
@@ -60,7 +33,7 @@ func sweCommand(action string) (tool string, params map[string]any) {
 		}
 		return "bash", bash
 	}
-	sig, known := sweSignatures()[name]
+	sig, known := agenttool.SWESignatures()[name]
 	if !known || multi {
 		return "bash", bash
 	}
@@ -71,27 +44,27 @@ func sweCommand(action string) (tool string, params map[string]any) {
 	}
 	for i, a := range sig {
 		if i >= len(args) {
-			if !a.optional {
+			if !a.Optional {
 				return "bash", bash
 			}
 			continue
 		}
 		v := any(args[i])
 		switch {
-		case a.integer:
+		case a.Integer:
 			n, err := strconv.Atoi(args[i])
 			if err != nil {
 				return "bash", bash
 			}
 			v = n
-		case a.boolean:
+		case a.Boolean:
 			b, err := strconv.ParseBool(args[i])
 			if err != nil {
 				return "bash", bash
 			}
 			v = b
 		}
-		params[a.name] = v
+		params[a.Name] = v
 	}
 	return name, params
 }
@@ -119,7 +92,8 @@ func sweLineEdit(rng, body string) (map[string]any, bool) {
 	default:
 		return nil, false
 	}
-	return map[string]any{"start_line": start, "end_line": end, "replacement_text": text}, true
+	startKey, endKey, textKey := agenttool.SWELineEditArgs()
+	return map[string]any{startKey: start, endKey: end, textKey: text}, true
 }
 
 // shellWords splits a command line into words as a POSIX shell does for
@@ -178,17 +152,11 @@ func shellWords(s string) ([]string, bool) {
 	return words, true
 }
 
-// sweWindowTools are the commands whose output is the file viewer's
-// window.
-func sweWindowTools() map[string]bool {
-	return map[string]bool{"open": true, "goto": true, "scroll_up": true, "scroll_down": true, "create": true}
-}
-
 // sweNormalize gives a window command's step its normalised output: the
 // lines the window shows, as the file has them, with where they are in
 // metadata.window.
 func sweNormalize(s *stepRec) {
-	if s.Output == nil || !sweWindowTools()[s.Tool] {
+	if s.Output == nil || !agenttool.SWEWindowCommands()[s.Tool] {
 		return
 	}
 	body, first, last, total, ok := sweWindow(*s.Output)

@@ -1,10 +1,8 @@
 package convert
 
 import (
-	"path"
-	"strings"
-
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // maxWaiting bounds how many steps may wait behind a tool call whose result
@@ -57,8 +55,14 @@ func newSteps(w *writer) *steps {
 	return &steps{w: w, open: map[string][]*queued{}}
 }
 
-// add queues a step that needs nothing more and returns its index.
+// add queues a step that needs nothing more and returns its index; a
+// bookkeeping record (s.Bookkeeping) keeps its place in the queue but is
+// no step and takes no index (-1).
 func (q *steps) add(s stepRec) (int, error) {
+	if s.Bookkeeping {
+		q.queue = append(q.queue, &queued{step: s, index: -1})
+		return -1, q.flush()
+	}
 	q.queue = append(q.queue, &queued{step: s, index: q.next})
 	q.next++
 	return q.next - 1, q.flush()
@@ -82,6 +86,18 @@ func (q *steps) call(id string, s stepRec) (int, error) {
 	return e.index, q.flush()
 }
 
+// oldestOpen returns the id of the oldest call still waiting for its
+// result whose tool is tool ("": any tool), for formats whose results name
+// the tool rather than the call.
+func (q *steps) oldestOpen(tool string) (string, bool) {
+	for _, e := range q.queue {
+		if e.waiting && (tool == "" || e.step.Tool == tool) {
+			return e.id, true
+		}
+	}
+	return "", false
+}
+
 // pending returns the oldest unanswered call with id, if any.
 func (q *steps) pending(id string) *queued {
 	if l := q.open[id]; len(l) > 0 {
@@ -91,8 +107,10 @@ func (q *steps) pending(id string) *queued {
 }
 
 // result answers the oldest unanswered call with id. A result with no call
-// becomes a step of its own (marked orphan_result), never dropped. It
-// returns the index of the step that holds the result.
+// is never dropped and never counted as a call: it becomes an event step
+// (tool "orphan_result") whose metadata keeps the id, the tool it names
+// and whether it was an error. It returns the index of the step that holds
+// the result.
 func (q *steps) result(id string, r callResult) (int, error) {
 	l := q.open[id]
 	if len(l) == 0 {
@@ -100,8 +118,10 @@ func (q *steps) result(id string, r callResult) (int, error) {
 		meta := r.Meta
 		meta = setIf(meta, "orphan_result", true)
 		meta = setIf(meta, "tool_call_id", id)
+		meta = setIf(meta, "result_tool", r.Tool)
 		meta = setIf(meta, "error", r.IsError)
-		s := stepRec{Type: "tool_call", Tool: r.Tool, Params: map[string]any{}, Timestamp: r.Timestamp, Meta: meta, Outcome: r.Outcome}
+		meta = setIf(meta, "result_outcome", r.Outcome)
+		s := stepRec{Type: "event", Tool: "orphan_result", Timestamp: r.Timestamp, Meta: meta}
 		if r.HasText {
 			t := r.Text
 			s.Output = &t
@@ -136,7 +156,7 @@ func (q *steps) result(id string, r callResult) (int, error) {
 		q.answered(&e.step)
 	}
 	if !r.IsError && r.Outcome == "" {
-		if p, text, ok := writtenFile(e.step.Tool, e.step.Params); ok {
+		if p, text, ok := agenttool.WrittenFile(e.step.Tool, e.step.Params); ok {
 			q.w.wrote(p, text, e.index)
 		}
 	}
@@ -151,6 +171,10 @@ func (q *steps) flush() error {
 		q.queue = q.queue[1:]
 		if e.waiting {
 			q.giveUp(e)
+		}
+		if e.step.Bookkeeping {
+			q.w.bookkeep(e.step)
+			continue
 		}
 		if err := q.w.step(e.step); err != nil {
 			return err
@@ -210,11 +234,14 @@ func (q *steps) close() error {
 	if err := q.flush(); err != nil {
 		return err
 	}
+	if err := q.w.endSteps(); err != nil {
+		return err
+	}
 	if q.missing > 0 {
 		q.w.warnf("%d tool call(s) have no result in the transcript; written without output, marked no_result in metadata", q.missing)
 	}
 	if q.orphans > 0 {
-		q.w.warnf("%d tool result(s) answer no call in the transcript; written as steps of their own, marked orphan_result in metadata", q.orphans)
+		q.w.warnf("%d tool result(s) answer no call in the transcript; kept as event steps (orphan_result), not counted as calls", q.orphans)
 	}
 	return nil
 }
@@ -228,35 +255,4 @@ func (q *steps) prompt(role, text string, meta map[string]any) error {
 	}
 	meta["at_step"] = q.next
 	return q.w.prompt(role, text, meta)
-}
-
-// writtenFile recognises a tool call that writes a whole file and says
-// which and with what: write_file-style tools and the create command of
-// the str_replace editors, with the parameter names common frameworks use.
-func writtenFile(tool string, params map[string]any) (p, text string, ok bool) {
-	t := strings.ToLower(tool)
-	switch t {
-	case "write", "write_file", "writefile", "file_write", "create_file", "createfile", "write_to_file":
-	case "str_replace_editor", "str_replace_based_edit_tool", "text_editor", "edit_file", "file_editor":
-		if c, _ := params["command"].(string); c != "create" {
-			return "", "", false
-		}
-	default:
-		return "", "", false
-	}
-	for _, k := range []string{"file_path", "path", "filename", "file", "target_file", "filepath"} {
-		if s, ok := params[k].(string); ok && s != "" {
-			p = s
-			break
-		}
-	}
-	if p == "" || strings.HasSuffix(p, "/") || path.Base(p) == "." {
-		return "", "", false
-	}
-	for _, k := range []string{"content", "file_text", "contents", "text"} {
-		if s, ok := params[k].(string); ok {
-			return p, s, true
-		}
-	}
-	return "", "", false
 }

@@ -401,3 +401,24 @@ func str(v any) string {
 	s, _ := v.(string)
 	return s
 }
+
+// rawJSON is v as compact JSON, for the outcome's score and value (v is
+// made of decoded JSON, so it always encodes).
+func rawJSON(v any) json.RawMessage {
+	s, _ := jsonText(v)
+	return json.RawMessage(s)
+}
+
+// listIn returns n when it is an array, else the first of keys of n that
+// holds one: the list a format keeps bare or inside a record.
+func listIn(n node, keys ...string) (node, bool) {
+	if _, ok := n.arr(); ok {
+		return n, true
+	}
+	for _, k := range keys {
+		if _, ok := n.key(k).arr(); ok {
+			return n.key(k), true
+		}
+	}
+	return node{}, false
+}

@@ -578,8 +578,29 @@ func changePhrase(p Param) string {
 	case Removed:
 		return "removed (was " + show(p.A) + ")"
 	default:
-		return "changed from " + show(p.A) + " to " + show(p.B)
+		a, b := showPair(p.A, p.B)
+		return "changed from " + a + " to " + b
 	}
+}
+
+// showPair renders two values of a change for a sentence, as show does;
+// when both are long and clipping would show the same beginning twice, it
+// shows each around their first difference instead ("…the idented…" and
+// "…the indented…"), escapes and all as in compact JSON.
+func showPair(a, b json.RawMessage) (string, string) {
+	sa, sb := show(a), show(b)
+	if sa != sb {
+		return sa, sb
+	}
+	long := func(raw json.RawMessage) string {
+		var s string
+		if json.Unmarshal(raw, &s) == nil {
+			return string(encodeValue(s))
+		}
+		return string(raw)
+	}
+	wa, wb, _ := window(long(a), long(b), 80)
+	return wa.String(), wb.String()
 }
 
 // fieldName names an environment field: its key when it is a plain

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
@@ -75,7 +76,7 @@ func WriteHuman(w io.Writer, r *Report, blobs Blobs, paint Painter) error {
 		first = false
 		fmt.Fprintln(bw, paint(colorHeader, g.title))
 		for _, e := range entries {
-			fmt.Fprintf(bw, "  %s\n", sanitize(e.Detail))
+			fmt.Fprintf(bw, "  %s\n", text.Visible(e.Detail))
 			if blobs != nil {
 				writeFirstDiff(bw, e, blobs, paint)
 			}
@@ -131,16 +132,87 @@ func writeFirstDiff(w io.Writer, e Entry, blobs Blobs, paint Painter) {
 		fmt.Fprintf(w, "      %s\n", paint(colorDim, fmt.Sprintf("binary content differs at line %d", d.line)))
 		return
 	}
-	fmt.Fprintf(w, "      %s\n", paint(colorDim, fmt.Sprintf("line %d:", d.line)))
-	side := func(mark, color, text string, end bool) {
-		if end {
-			fmt.Fprintf(w, "      %s\n", paint(color, mark+" "+paint(colorDim, "(no such line)")))
-			return
-		}
-		fmt.Fprintf(w, "      %s\n", paint(color, mark+" "+sanitize(text)))
+	a, b, col := lineWindow(d)
+	where := fmt.Sprintf("line %d:", d.line)
+	if strings.HasPrefix(a, "…") {
+		// The window does not start at the line's start: say where it is.
+		where = fmt.Sprintf("line %d, column %d:", d.line, col)
 	}
-	side("-", colorRemoved, d.a, d.aEnd)
-	side("+", colorAdded, d.b, d.bEnd)
+	fmt.Fprintf(w, "      %s\n", paint(colorDim, where))
+	side := func(mark, color, shown string, end bool) {
+		switch {
+		case end:
+			shown = paint(colorDim, "(no such line)")
+		case shown == "":
+			shown = paint(colorDim, "(empty line)")
+		}
+		fmt.Fprintf(w, "      %s\n", paint(color, mark+" "+shown))
+	}
+	side("-", colorRemoved, a, d.aEnd)
+	side("+", colorAdded, b, d.bEnd)
+}
+
+// lineWindow gives the two lines of d as shown: the part of each around
+// their first difference (a long line changed in its middle shows the
+// change, not the same beginning twice), with what a terminal would hide
+// made visible (\r, a control character, spaces and tabs that end the
+// line), and the column (in characters, 1-based) where they differ.
+func lineWindow(d lineDiff) (a, b string, col int) {
+	wa, wb, col := window(d.a, d.b, windowSize)
+	show := func(w cut, whole bool) string {
+		if whole && !w.clippedEnd {
+			w.text = text.MarkTrailing(w.text)
+		}
+		w.text = text.Visible(w.text)
+		return w.String()
+	}
+	return show(wa, d.aWhole), show(wb, d.bWhole), col
+}
+
+// cut is one side of a window.
+type cut struct {
+	text                     string
+	clippedStart, clippedEnd bool
+}
+
+// String is the cut with "…" where it was cut.
+func (c cut) String() string {
+	s := c.text
+	if c.clippedStart {
+		s = "…" + s
+	}
+	if c.clippedEnd {
+		s += "…"
+	}
+	return s
+}
+
+// window cuts a and b to at most n characters each around their first
+// difference, starting a third of n before it; col is the 1-based
+// character column of the difference.
+func window(a, b string, n int) (wa, wb cut, col int) {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	for i > 0 && (i < len(a) && !utf8.RuneStart(a[i]) || i < len(b) && !utf8.RuneStart(b[i])) {
+		i--
+	}
+	col = utf8.RuneCountInString(a[:i]) + 1
+	start := i
+	for k := 0; k < n/3 && start > 0; k++ {
+		_, size := utf8.DecodeLastRuneInString(a[:start])
+		start -= size
+	}
+	side := func(s string) cut {
+		c := cut{text: s[start:], clippedStart: start > 0}
+		if utf8.RuneCountInString(c.text) > n {
+			r := []rune(c.text)
+			c.text, c.clippedEnd = string(r[:n-1]), true // n with the "…", as text.Clip
+		}
+		return c
+	}
+	return side(a), side(b), col
 }
 
 func parseRef(raw json.RawMessage) (store.Hash, bool) {
@@ -154,15 +226,21 @@ func parseRef(raw json.RawMessage) (store.Hash, bool) {
 
 // lineDiff is the first line where two texts differ.
 type lineDiff struct {
-	line       int    // 1-based
-	a, b       string // the two lines, clipped for display
-	aEnd, bEnd bool   // that side has no such line
-	binary     bool   // a side holds a NUL byte: not text to show
+	line           int    // 1-based
+	a, b           string // the two lines' first maxKept bytes, as read (with any \r)
+	aWhole, bWhole bool   // a, b is the whole line
+	aEnd, bEnd     bool   // that side has no such line
+	binary         bool   // a side holds a NUL byte: not text to show
 }
 
-// maxShown is how much of a line is kept for display; longer lines are
-// still compared whole, by hash.
-const maxShown = 160
+// maxKept is how much of a line is kept to find and show where two lines
+// differ; longer lines are still compared whole, by hash, and a
+// difference beyond it is shown at its end.
+const maxKept = 64 << 10
+
+// windowSize is how many characters of a changed line or value are shown
+// around its first difference.
+const windowSize = 160
 
 // firstDiff reads two texts line by line, in a stream, and returns the
 // first line that differs; found is false when every line is the same.
@@ -181,13 +259,14 @@ func firstDiff(ra, rb io.Reader) (d lineDiff, found bool, err error) {
 			return d, false, nil
 		}
 		if a.end != b.end || a.sum != b.sum {
-			return lineDiff{line: n, a: a.shown, b: b.shown, aEnd: a.end, bEnd: b.end, binary: a.binary || b.binary}, true, nil
+			return lineDiff{line: n, a: a.shown, b: b.shown, aWhole: a.whole, bWhole: b.whole, aEnd: a.end, bEnd: b.end, binary: a.binary || b.binary}, true, nil
 		}
 	}
 }
 
 type line struct {
-	shown  string
+	shown  string // the line's first maxKept bytes
+	whole  bool   // shown is the whole line
 	sum    [sha256.Size]byte
 	end    bool // no line: the text ended
 	binary bool
@@ -203,6 +282,7 @@ func (l *lineReader) next() (line, error) {
 	h := sha256.New()
 	var shown []byte
 	var out line
+	total := 0
 	read := false
 	for {
 		chunk, err := l.br.ReadSlice('\n')
@@ -213,16 +293,17 @@ func (l *lineReader) next() (line, error) {
 			if bytes.IndexByte(body, 0) >= 0 {
 				out.binary = true
 			}
-			if len(shown) < maxShown*4 {
-				shown = append(shown, body[:min(len(body), maxShown*4-len(shown))]...)
+			if len(shown) < maxKept {
+				shown = append(shown, body[:min(len(body), maxKept-len(shown))]...)
 			}
+			total += len(body)
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
 		}
 		if errors.Is(err, io.EOF) {
 			if !read {
-				out.end = true
+				out.end, out.whole = true, true
 				return out, nil
 			}
 			break
@@ -233,34 +314,6 @@ func (l *lineReader) next() (line, error) {
 		break
 	}
 	h.Sum(out.sum[:0])
-	out.shown = text.Clip(strings.ToValidUTF8(strings.TrimSuffix(string(shown), "\r"), "\uFFFD"), maxShown)
+	out.shown, out.whole = string(shown), total == len(shown)
 	return out, nil
-}
-
-// sanitize makes text from a run safe to print on a terminal: control
-// characters other than tab are shown escaped, never sent raw.
-func sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			fmt.Fprintf(&b, `\x%02x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0))
 }

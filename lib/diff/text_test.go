@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/contextsubstrate/ctx/lib/store"
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 func TestFirstDiff(t *testing.T) {
@@ -18,14 +19,14 @@ func TestFirstDiff(t *testing.T) {
 		want  lineDiff
 	}{
 		{"same", "a\nb\n", "a\nb\n", false, lineDiff{}},
-		{"second line", "a\nb\nc\n", "a\nB\nc\n", true, lineDiff{line: 2, a: "b", b: "B"}},
-		{"b longer", "a\n", "a\nb\n", true, lineDiff{line: 2, aEnd: true, b: "b"}},
-		{"a longer, no final newline", "a\nb", "a\n", true, lineDiff{line: 2, a: "b", bEnd: true}},
-		{"crlf shown without cr", "x\r\n", "y\r\n", true, lineDiff{line: 1, a: "x", b: "y"}},
-		{"binary", "a\x00b", "a\x00c", true, lineDiff{line: 1, a: "a\x00b", b: "a\x00c", binary: true}},
-		{"empty against text", "", "x", true, lineDiff{line: 1, aEnd: true, b: "x"}},
+		{"second line", "a\nb\nc\n", "a\nB\nc\n", true, lineDiff{line: 2, a: "b", b: "B", aWhole: true, bWhole: true}},
+		{"b longer", "a\n", "a\nb\n", true, lineDiff{line: 2, aEnd: true, aWhole: true, b: "b", bWhole: true}},
+		{"a longer, no final newline", "a\nb", "a\n", true, lineDiff{line: 2, a: "b", aWhole: true, bEnd: true, bWhole: true}},
+		{"crlf kept, to be shown", "x\r\n", "x\n", true, lineDiff{line: 1, a: "x\r", b: "x", aWhole: true, bWhole: true}},
+		{"binary", "a\x00b", "a\x00c", true, lineDiff{line: 1, a: "a\x00b", b: "a\x00c", aWhole: true, bWhole: true, binary: true}},
+		{"empty against text", "", "x", true, lineDiff{line: 1, aEnd: true, aWhole: true, b: "x", bWhole: true}},
 		{"long lines differ at the end", strings.Repeat("x", 200000) + "1", strings.Repeat("x", 200000) + "2", true,
-			lineDiff{line: 1, a: strings.Repeat("x", maxShown-1) + "…", b: strings.Repeat("x", maxShown-1) + "…"}},
+			lineDiff{line: 1, a: strings.Repeat("x", maxKept), b: strings.Repeat("x", maxKept)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,6 +36,33 @@ func TestFirstDiff(t *testing.T) {
 			}
 			if found != tt.found || got != tt.want {
 				t.Errorf("firstDiff: got %+v %v, want %+v %v", got, found, tt.want, tt.found)
+			}
+		})
+	}
+}
+
+func TestLineWindow(t *testing.T) {
+	long := strings.Repeat("word ", 1200)
+	tests := []struct {
+		name  string
+		a, b  string
+		wantA string
+		wantB string
+		col   int
+	}{
+		{"short", "abc", "abd", "abc", "abd", 3},
+		{"crlf", "x\r", "x", `x\r`, "x", 2},
+		{"trailing spaces", "x  ", "x", "x␠␠", "x", 2},
+		{"inner spaces kept", "a b c", "a b d", "a b c", "a b d", 5},
+		{"a change in the middle of a long line", long + "idented" + long, long + "indented" + long,
+			"…" + (long + "idented" + long)[6001-53:6001-53+159] + "…", "…" + (long + "indented" + long)[6001-53:6001-53+159] + "…", 6002},
+		{"escape", "a\x1b[2J", "a", `a\x1b[2J`, "a", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b, col := lineWindow(lineDiff{a: tt.a, b: tt.b, aWhole: true, bWhole: true})
+			if a != tt.wantA || b != tt.wantB || col != tt.col {
+				t.Errorf("lineWindow = %q, %q, %d; want %q, %q, %d", a, b, col, tt.wantA, tt.wantB, tt.col)
 			}
 		})
 	}
@@ -101,8 +129,8 @@ func TestSanitize(t *testing.T) {
 		"c1 \u009b":       `c1 \x9b`,
 		"unicode é ✓":     "unicode é ✓",
 	} {
-		if got := sanitize(in); got != want {
-			t.Errorf("sanitize(%q) = %q, want %q", in, got, want)
+		if got := text.Visible(in); got != want {
+			t.Errorf("text.Visible(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -70,9 +70,26 @@ type Report struct {
 	TempsRemoved   int          `json:"temp_files_removed"`
 	Problems       []Problem    `json:"problems"`
 	Objects        []Removed    `json:"objects,omitempty"` // with DryRun: what would go
+	// Young is what no root keeps but the grace period does; absent when
+	// there is none.
+	Young *Young `json:"kept_by_grace,omitempty"`
 	// Blocked says why nothing was deleted: the closure of a root could
 	// not be read, so any object might be part of it.
 	Blocked string `json:"-"`
+}
+
+// Young is what the grace period alone keeps: the objects no pack, tag,
+// draft or attestation keeps (a pack just taken out by ctx rm, say) that
+// were stored less than the grace period ago.
+type Young struct {
+	Objects int   `json:"objects"`
+	Bytes   int64 `json:"bytes"`
+	// Grace is the period, as --prune takes it ("2w", "36h"); "never"
+	// with --prune=never.
+	Grace string `json:"grace"`
+	// Until is when the last of them is old enough to go (RFC 3339),
+	// null with --prune=never.
+	Until *string `json:"until"`
 }
 
 // object is what the collector knows of one object file.
@@ -251,6 +268,7 @@ func (c *collector) mark() error {
 	}
 	c.refs()
 	c.drafts()
+	c.young()
 	// What was stored within the grace period stays, and so does all a
 	// manifest among it names; so does a pack whose writer was stopped
 	// before indexing it (ctx fsck --repair-index finishes it).
@@ -269,6 +287,35 @@ func (c *collector) mark() error {
 		}
 	}
 	return c.attestations()
+}
+
+// young reports the objects that no root reached and that the grace
+// period keeps, so a dry run after ctx rm can say why it deletes nothing.
+func (c *collector) young() {
+	c.report.Young = nil
+	if c.opts.Grace == 0 {
+		return
+	}
+	y := &Young{Grace: FormatPrune(c.opts.Grace)}
+	var last time.Time
+	for h, o := range c.objects {
+		if c.marked[h] || o.err != nil || (c.opts.Grace > 0 && c.opts.Now.Sub(o.stored) >= c.opts.Grace) {
+			continue
+		}
+		y.Objects++
+		y.Bytes += o.size
+		if o.stored.After(last) {
+			last = o.stored
+		}
+	}
+	if y.Objects == 0 {
+		return
+	}
+	if c.opts.Grace > 0 {
+		until := last.Add(c.opts.Grace).UTC().Format(time.RFC3339)
+		y.Until = &until
+	}
+	c.report.Young = y
 }
 
 // root marks pack h, named by who; kind is the problem when h is not a
@@ -365,6 +412,38 @@ func (c *collector) refs() {
 		}
 		c.root(h, path, BadRef)
 	}
+	c.suites()
+}
+
+// suites marks each suite object refs/suites/ names and every pack it
+// lists (ctx suite), so a pack taken out of the index by ctx rm stays
+// while a suite names it.
+func (c *collector) suites() {
+	names, err := c.st.SuiteRefs()
+	if err != nil {
+		c.problem(Unreadable, "refs/suites/", text.UnwrapPath(err).Error())
+		c.block("refs/suites/ cannot be read")
+		return
+	}
+	for _, name := range names {
+		path := "refs/suites/" + name
+		h, err := c.st.ReadSuiteRef(name)
+		if err != nil {
+			c.problem(BadRef, path, text.UnwrapPath(err).Error())
+			c.block(path + " does not hold a hash")
+			continue
+		}
+		c.reach(h, path)
+		f, err := c.st.Open(h)
+		if err == nil {
+			err = scanRefs(f, func(p store.Hash) { c.reach(p, "suite "+name) })
+			f.Close()
+		}
+		if err != nil {
+			c.problem(Unreadable, path, text.UnwrapPath(err).Error())
+			c.block(path + " names a suite that cannot be read")
+		}
+	}
 }
 
 // drafts marks every object a draft names.
@@ -445,6 +524,12 @@ func (c *collector) plan(x *store.Exclusive) {
 		}
 		return
 	}
+	// A packed file is rewritten once, without everything that goes.
+	all := make([]store.Hash, 0, len(packs)+len(blobs))
+	for _, r := range append(packs, blobs...) {
+		all = append(all, r.Object)
+	}
+	x.PlanRemovals(all)
 	gone := map[store.Hash]bool{}
 	remove := func(list []Removed) []store.Hash {
 		var done []store.Hash
@@ -618,4 +703,21 @@ func ParsePrune(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("--prune %q: give now, never, a duration such as 36h, or days or weeks such as 14d or 2w", s)
 	}
 	return d, nil
+}
+
+// FormatPrune writes a grace period as --prune takes it: "never", whole
+// weeks ("2w") or days ("3d"), else a Go duration ("36h0m0s").
+func FormatPrune(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d < 0:
+		return "never"
+	case d == 0:
+		return "now"
+	case d%(7*day) == 0:
+		return strconv.FormatInt(int64(d/(7*day)), 10) + "w"
+	case d%day == 0:
+		return strconv.FormatInt(int64(d/day), 10) + "d"
+	}
+	return d.String()
 }

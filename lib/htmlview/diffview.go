@@ -32,10 +32,13 @@ type fidelity struct {
 }
 
 // knownStatus is a replay status as a class of the page: itself when it is
-// one of the contract's, "other" for anything a stream may say besides.
+// one the page has a style for (replaystream's statuses of a replay and of
+// its steps; failed is both), "other" for anything a stream may say
+// besides.
 func knownStatus(s string) string {
-	switch s {
-	case "exact", "degraded", "failed", "matched", "diverged", "diverged_expected", "recorded":
+	switch replaystream.Status(s) {
+	case replaystream.Status(replaystream.Exact), replaystream.Status(replaystream.Degraded), replaystream.Failed,
+		replaystream.Matched, replaystream.Diverged, replaystream.DivergedExpected, replaystream.Recorded:
 		return s
 	}
 	return "other"

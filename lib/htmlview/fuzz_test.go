@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 // FuzzVis: whatever a run holds, vis gives text with no markup but its own
@@ -22,11 +24,11 @@ func FuzzVis(f *testing.F) {
 			t.Fatalf("vis(%q) holds markup: %q", s, out)
 		}
 		for _, r := range rest {
-			if hidden(r) {
+			if text.Hidden(r) {
 				t.Fatalf("vis(%q) holds %U raw", s, r)
 			}
 		}
-		if plain := visText(s); !utf8.ValidString(plain) || strings.IndexFunc(plain, hidden) >= 0 {
+		if plain := visText(s); !utf8.ValidString(plain) || strings.IndexFunc(plain, text.Hidden) >= 0 {
 			t.Fatalf("visText(%q) = %q", s, plain)
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
 	"github.com/contextsubstrate/ctx/lib/verify"
@@ -173,7 +174,7 @@ func (b *shower) outputs() section {
 			it.Props = append(it.Props, prop{Name: "notes", Value: o.Notes})
 		}
 		// What ctx pack writes beside the file, and ctx verify checks it by.
-		if sc, err := verify.EncodeSidecar(verify.NewSidecar(m, i)); err == nil {
+		if sc, err := sidecar.Encode(sidecar.New(m, i)); err == nil {
 			it.Sidecar = string(sc)
 		}
 		items = append(items, it)

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 // vis returns s as HTML text (element content, never an attribute):
@@ -70,17 +71,8 @@ func writeVis(b *strings.Builder, s string, html bool) {
 		switch {
 		case r == utf8.RuneError && n <= 1:
 			esc(fmt.Sprintf(`\x%02x`, s[i]))
-		case hidden(r):
-			switch {
-			case r == '\r':
-				esc(`\r`)
-			case r < 0x100:
-				esc(fmt.Sprintf(`\x%02x`, r))
-			case r <= 0xffff:
-				esc(fmt.Sprintf(`\u%04x`, r))
-			default:
-				esc(fmt.Sprintf(`\U%08x`, r))
-			}
+		case text.Hidden(r):
+			esc(text.Escape(r))
 		case html && r == '<':
 			b.WriteString("&lt;")
 		case html && r == '>':
@@ -92,17 +84,6 @@ func writeVis(b *strings.Builder, s string, html bool) {
 		}
 		i += n
 	}
-}
-
-// hidden reports whether r is shown as an escape: a control character other
-// than tab and newline, a formatting character (bidi marks, overrides and
-// isolates, zero-width characters, the byte order mark, tag characters),
-// or a line or paragraph separator.
-func hidden(r rune) bool {
-	if r == '\t' || r == '\n' {
-		return false
-	}
-	return unicode.Is(unicode.Cc, r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029'
 }
 
 // count formats n with thousands separators: "10,000".

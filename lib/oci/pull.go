@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -88,6 +89,10 @@ func Pull(ctx context.Context, st *store.Store, ref Ref, opts Options, interrupt
 			return res, text.WithHints(&IndexError{Pack: res.Pack, Err: err}, "run 'ctx fsck --repair-index' to finish indexing what was stored")
 		}
 		res.Indexed = true
+	}
+	// As ctx pack names what it made latest, so does a pull.
+	if _, err := pack.SetLatest(st, res.Pack, time.Now()); err != nil {
+		return res, text.WithHints(fmt.Errorf("pack %s is stored and indexed, but refs/latest could not name it: %w", res.Pack, err), "pull again, or name the pack by its hash")
 	}
 	if opts.NoAttestations {
 		return res, nil

@@ -44,6 +44,29 @@ type Options struct {
 	// number; the manifest Build returns then streams them (EncodeTo,
 	// Publish) until Release.
 	Scratch func() (*os.File, error)
+
+	tune *tuning // the tests' changes to how Build reads; nil: ctx pack's
+}
+
+// tuning is how Build reads, which the tests change to reach each way
+// without logs of many megabytes.
+type tuning struct {
+	// An NDJSON line longer than bigLine is read as a stream (bigEvent),
+	// its values outside the content keys kept up to bigValue each;
+	// allLong takes every line as long.
+	bigLine, bigValue int
+	allLong           bool
+	// slowDocument reads documents with readDocumentSlow, the reference.
+	slowDocument bool
+	// spillAfter is how many steps a build with Options.Scratch keeps in
+	// memory before it moves them to the scratch file: most runs never
+	// need one.
+	spillAfter int
+}
+
+// defaultTuning is ctx pack's.
+func defaultTuning() tuning {
+	return tuning{bigLine: 16 << 20, bigValue: MaxValueOutsideContent, spillAfter: 1024}
 }
 
 // Artifact is an output whose file exists on disk under the root, in a
@@ -97,12 +120,16 @@ type unknownField struct {
 	count int
 }
 
+// builder assembles the manifest from the elements a reader (read.go)
+// hands it: it checks each against the event types, sends its content to
+// the sink and names problems by path (and line).
 type builder struct {
-	opts     Options
-	sink     Sink
-	root     string // absolute
-	rootReal string // symlinks resolved
-	tree     *store.Tree
+	opts       Options
+	spillAfter int // tuning.spillAfter
+	sink       Sink
+	root       string // absolute
+	rootReal   string // symlinks resolved
+	tree       *store.Tree
 
 	problems []Problem
 	more     int
@@ -157,7 +184,7 @@ func newBuilder(sink Sink, opts Options) (*builder, error) {
 		return nil, fmt.Errorf("root %s: %w", root, err)
 	}
 	return &builder{
-		opts: opts, sink: sink, root: abs, rootReal: real, tree: tree,
+		opts: opts, spillAfter: defaultTuning().spillAfter, sink: sink, root: abs, rootReal: real, tree: tree,
 		unknown: map[string]*unknownField{},
 		top:     map[string]json.RawMessage{}, topLine: map[string]int{},
 		m: Manifest{
@@ -639,7 +666,7 @@ func (b *builder) addStep(raw json.RawMessage, i int) {
 		norm, _ = b.content(obj, path, normalizedKeys(), false)
 		st.Metadata = b.canonicalAny(obj, "metadata", path)
 	}
-	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= spillAfter {
+	if b.spill == nil && b.opts.Scratch != nil && len(b.m.Steps) >= b.spillAfter {
 		b.startSpill()
 	}
 	if b.spill != nil {
@@ -702,11 +729,6 @@ func (b *builder) flushSteps(all bool) {
 		b.fatal = b.spill.err
 	}
 }
-
-// spillAfter is how many steps a build with Options.Scratch keeps in
-// memory before it moves them to the scratch file: most runs never need
-// one (a variable for the tests).
-var spillAfter = 1024
 
 // startSpill creates the scratch file and moves the steps so far into it.
 func (b *builder) startSpill() {

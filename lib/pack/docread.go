@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -53,7 +54,7 @@ func (d *docReader) next() (byte, error) {
 func (d *docReader) space() (byte, error) {
 	for {
 		c, err := d.next()
-		if err != nil || !isSpace(c) {
+		if err != nil || !jcs.IsSpace(c) {
 			return c, err
 		}
 	}
@@ -96,6 +97,13 @@ func scanMessage(state string, b []byte) string {
 // d.val. state is JSON that puts encoding/json's parser where this value
 // stands ("[" for an element, `{"k":` for a member), for the messages.
 func (d *docReader) value(c byte, state string) error {
+	_, err := d.valueUpTo(c, state, 0)
+	return err
+}
+
+// valueUpTo is value that stops, long true, once it has read more than max
+// bytes (0: no limit) of a value that goes on: d.val holds them, read.
+func (d *docReader) valueUpTo(c byte, state string, max int) (long bool, err error) {
 	d.val = append(d.val[:0], c)
 	d.vOff, d.vLine, d.vNL = d.off-1, d.line, d.lastNL
 	if c == '\n' {
@@ -104,79 +112,37 @@ func (d *docReader) value(c byte, state string) error {
 	d.term = d.term[:0]
 	if !strings.ContainsRune(`{["-0123456789tfn`, rune(c)) {
 		// No value begins so: encoding/json's word on it, here.
-		return d.here(scanMessage(state, []byte{c}))
+		return false, d.here(scanMessage(state, []byte{c}))
 	}
 	if c != '{' && c != '[' && c != '"' {
-		return d.scalar(c, state)
+		return false, d.scalar(c, state)
 	}
-	depth, inStr, esc := 0, false, false
-	switch c {
-	case '{', '[':
-		depth = 1
-	case '"':
-		inStr = true
-	}
-	for depth > 0 || inStr {
+	var s jcs.Scanner
+	s.Scan(d.val)
+	for {
 		if _, err := d.br.Peek(1); err != nil {
 			if errors.Is(err, io.EOF) {
 				if e := d.invalid(state); e != nil {
-					return e
+					return false, e
 				}
-				return d.truncated()
+				return false, d.truncated()
 			}
-			return err
+			return false, err
 		}
-		// A buffer at a time: strings are skipped to their next quote or
-		// backslash with IndexByte.
+		// A buffer at a time.
 		buf, _ := d.br.Peek(d.br.Buffered())
-		i := 0
-		nq, nb := -1, -1 // the next quote and backslash at or after i, once found
-		for i < len(buf) && (depth > 0 || inStr) {
-			if inStr {
-				if esc {
-					esc = false
-					i++
-					continue
-				}
-				if nq < i {
-					if nq = bytes.IndexByte(buf[i:], '"'); nq >= 0 {
-						nq += i
-					} else {
-						nq = len(buf)
-					}
-				}
-				if nb < i {
-					if nb = bytes.IndexByte(buf[i:], '\\'); nb >= 0 {
-						nb += i
-					} else {
-						nb = len(buf)
-					}
-				}
-				switch {
-				case nb < nq:
-					i = nb + 1
-					esc = true
-				case nq < len(buf):
-					i = nq + 1
-					inStr = false
-				default:
-					i = len(buf)
-				}
-				continue
-			}
-			switch buf[i] {
-			case '"':
-				inStr = true
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-			}
-			i++
+		if max > 0 {
+			buf = buf[:min(len(buf), max+1-len(d.val))]
 		}
-		d.consume(buf[:i])
+		n, done := s.Scan(buf)
+		d.consume(buf[:n])
+		if done {
+			return false, nil
+		}
+		if max > 0 && len(d.val) > max {
+			return true, nil
+		}
 	}
-	return nil
 }
 
 // consume adds span, the next bytes of the input, to d.val and moves past
@@ -240,10 +206,11 @@ func (d *docReader) invalid(state string) error {
 
 // readDocumentFast is readDocument (see readDocumentSlow for the rules it
 // keeps).
-func (b *builder) readDocumentFast(br *bufio.Reader) error {
+func (r *reader) readDocumentFast(br *bufio.Reader) error {
+	b := r.b
 	if !startsObject(br) {
 		// Not an object, or not JSON: rare, and worded by the reference.
-		return b.readDocumentSlow(br)
+		return r.readDocumentSlow(br)
 	}
 	d := &docReader{br: br, line: 1, lastNL: -1, prevNL: -1}
 	if _, err := d.space(); err != nil {
@@ -288,7 +255,7 @@ func (b *builder) readDocumentFast(br *bufio.Reader) error {
 			b.problem(key("", k), "given twice")
 		}
 		seen[k] = true
-		if err := b.member(d, k); err != nil {
+		if err := r.member(d, k); err != nil {
 			return err
 		}
 		if c, err = d.space(); err != nil {
@@ -310,14 +277,15 @@ func (b *builder) readDocumentFast(br *bufio.Reader) error {
 		if err != nil {
 			return err
 		}
-		if !isSpace(c) {
+		if !jcs.IsSpace(c) {
 			return d.here("unexpected data after the end of the log")
 		}
 	}
 }
 
 // member reads the value of top-level key k.
-func (b *builder) member(d *docReader, k string) error {
+func (r *reader) member(d *docReader, k string) error {
+	b := r.b
 	c, err := d.space()
 	if err != nil {
 		return d.truncated()
@@ -379,23 +347,37 @@ func (b *builder) member(d *docReader, k string) error {
 		if i == 0 {
 			state = "["
 		}
-		if err := d.value(c, state); err != nil {
+		max := 0 // an element that is not an object is a problem, whatever its length
+		if c == '{' {
+			max = r.tune.bigLine
+		}
+		long, err := d.valueUpTo(c, state, max)
+		if err != nil {
 			return err
 		}
-		// jcs checks the element for the builder (object); only what it
-		// refuses needs encoding/json's word on whether it is JSON.
-		if canon, err := jcs.Append(b.scratch[:0], d.val); err == nil {
-			if cap(canon) <= 4<<20 {
-				b.scratch = canon[:0]
+		switch {
+		case long:
+			// An element longer than an NDJSON line may be: read as a
+			// stream, its content keys' strings straight into the store.
+			if err := r.bigElement(d, fmt.Sprintf("%s[%d]", k, i), func() { add(nil, i) }); err != nil {
+				return err
 			}
-			if obj, ok := splitObject(d.val); ok {
-				b.parsed = obj
+		default:
+			// jcs checks the element for the builder (object); only what
+			// it refuses needs encoding/json's word on whether it is JSON.
+			if canon, err := jcs.Append(b.scratch[:0], d.val); err == nil {
+				if cap(canon) <= 4<<20 {
+					b.scratch = canon[:0]
+				}
+				if obj, ok := splitObject(d.val); ok {
+					b.parsed = obj
+				}
+			} else if err := d.valid(state); err != nil {
+				return err
 			}
-		} else if err := d.valid(state); err != nil {
-			return err
+			add(d.val, i)
+			b.parsed = nil
 		}
-		add(d.val, i)
-		b.parsed = nil
 		if b.fatal != nil {
 			return b.fatal
 		}
@@ -435,7 +417,7 @@ func startsObject(br *bufio.Reader) bool {
 		if err != nil {
 			return false
 		}
-		if c := b[n-1]; !isSpace(c) {
+		if c := b[n-1]; !jcs.IsSpace(c) {
 			return c == '{'
 		}
 	}

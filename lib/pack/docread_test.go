@@ -15,11 +15,9 @@ import (
 // document reader's position is checked against the log itself: the line
 // and column of its byte offset, and the character the message names.
 func buildBoth(t testing.TB, log string) (fast, slow string) {
-	defer func() { slowDocument = false }()
 	for _, s := range []bool{false, true} {
-		slowDocument = s
 		var warns []string
-		res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: ".", Warn: func(w string) { warns = append(warns, w) }})
+		res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: ".", Warn: func(w string) { warns = append(warns, w) }, tune: tuned(func(t *tuning) { t.slowDocument = s })})
 		out := fmt.Sprintf("%v %q", err, warns)
 		var se *SyntaxError
 		if errors.As(err, &se) {

@@ -58,6 +58,7 @@ func FuzzBuildDocument(f *testing.F) {
 		`{"model":{"identifier":"m"},"prompts":[],"steps":{"a":[1,{"b":2}]}}`,
 		"{\n\"model\": {\"identifier\": \"m\"},\n\"prompts\": [}",
 		`[]`, ``, `{"a":1} {"b":2}`,
+		`{"model":{"identifier":"m"},"prompts":[],"steps":[],"task":{"id":"a","epoch":2,"name":"n"},"outcome":{"passed":true,"score":"C","value":{"x":[1]},"source":"s"},"end":{"state":"error","message":"boom"}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -19,8 +18,10 @@ import (
 // keeps the bytes and is called for them by this package only.
 
 // IndexEntry is what the packs/ index keeps of a pack so that listing packs
-// never reads a manifest. Stored is when this store received the pack (the
-// tie-breaker of `ctx log`); it lives only in the index, never in a pack.
+// never reads a manifest. Stored is when the pack last entered this store
+// (packed, imported or pulled; the order of `ctx log`); it lives only in
+// the index, never in a pack. Subject is the pack's Subject, made when the
+// entry is written; an entry written before subjects has none.
 type IndexEntry struct {
 	Hash    store.Hash  `json:"hash"`
 	Created string      `json:"created"`
@@ -28,17 +29,26 @@ type IndexEntry struct {
 	Steps   int         `json:"steps"`
 	Parent  *store.Hash `json:"parent"`
 	Stored  string      `json:"stored"`
+	Subject string      `json:"subject,omitempty"`
+	// Rejected counts the steps refused before they ran (outcome
+	// "rejected"); ctx log shows it beside the step count.
+	Rejected int `json:"rejected,omitempty"`
+	// End is the state the run ended in (the manifest's end.state), when
+	// the run says; ctx log shows it.
+	End string `json:"end,omitempty"`
 }
 
 // NewIndexEntry summarises m for the index, stamped with the time now.
 func NewIndexEntry(h store.Hash, m *Manifest, now time.Time) IndexEntry {
 	return IndexEntry{
-		Hash:    h,
-		Created: m.CreatedText(),
-		Model:   m.Model.Identifier,
-		Steps:   m.NumSteps(),
-		Parent:  m.Parent,
-		Stored:  now.UTC().Format(time.RFC3339Nano),
+		Hash:     h,
+		Created:  m.CreatedText(),
+		Model:    m.Model.Identifier,
+		Steps:    m.NumSteps(),
+		Rejected: m.Rejected(),
+		End:      m.EndState(),
+		Parent:   m.Parent,
+		Stored:   now.UTC().Format(time.RFC3339Nano),
 	}
 }
 
@@ -128,21 +138,66 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 	} else {
 		p.Stats.Reused++
 	}
+	indexed := false
 	if written || !IndexCurrent(st, h, m) {
-		if err := st.WriteIndex(h, NewIndexEntry(h, m, now).Encode()); err != nil {
+		e := NewIndexEntry(h, m, now)
+		e.Subject = Subject(st, m)
+		if err := st.WriteIndex(h, e.Encode()); err != nil {
 			return p, fmt.Errorf("cannot write the index entry of %s: %w", h, err)
 		}
+		indexed = true
 	}
 	for _, ref := range append([]string{store.LatestRef}, tags...) {
-		if old, err := st.ReadRef(ref); err == nil && old == h {
-			continue // already there: packing again changes nothing
-		}
-		if err := st.WriteRef(ref, h); err != nil {
+		moved, err := moveRef(st, ref, h)
+		if err != nil {
 			return p, err
+		}
+		if moved && ref == store.LatestRef && !indexed {
+			if err := restamp(st, h, now); err != nil {
+				return p, err
+			}
 		}
 	}
 	m.Hash = h.String()
 	return p, nil
+}
+
+// SetLatest makes refs/latest name h, as Publish does for a pack it makes;
+// ctx import and ctx pull call it for the pack they bring in. It reports
+// whether the ref moved. The caller holds store.LockWrites and has indexed h.
+func SetLatest(st *store.Store, h store.Hash, now time.Time) (moved bool, err error) {
+	moved, err = moveRef(st, store.LatestRef, h)
+	if moved && err == nil {
+		err = restamp(st, h, now)
+	}
+	return moved, err
+}
+
+// restamp sets the stored time of pack h's index entry to now: a pack
+// already in the store that enters it again (packed, imported or pulled
+// once more, and so latest) is listed first by ctx log, where latest is.
+func restamp(st *store.Store, h store.Hash, now time.Time) error {
+	e, err := ReadIndexEntry(st, h)
+	if err != nil {
+		return fmt.Errorf("cannot read the index entry of %s: %w", h, err)
+	}
+	e.Stored = now.UTC().Format(time.RFC3339Nano)
+	if err := st.WriteIndex(h, e.Encode()); err != nil {
+		return fmt.Errorf("cannot write the index entry of %s: %w", h, err)
+	}
+	return nil
+}
+
+// moveRef makes ref name h, unless it already does: packing again
+// changes nothing.
+func moveRef(st *store.Store, ref string, h store.Hash) (bool, error) {
+	if old, err := st.ReadRef(ref); err == nil && old == h {
+		return false, nil
+	}
+	if err := st.WriteRef(ref, h); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // publishManifest commits the batch and stores m's manifest object. A
@@ -269,8 +324,10 @@ func RebuildIndexEntry(st *store.Store, h store.Hash) (IndexEntry, error) {
 		return IndexEntry{}, err
 	}
 	stored := time.Unix(0, 0)
-	if fi, err := os.Lstat(st.ObjectPath(h)); err == nil {
-		stored = fi.ModTime()
+	if _, t, _, err := st.Peek(h, 0); err == nil {
+		stored = t
 	}
-	return NewIndexEntry(h, m, stored), nil
+	e := NewIndexEntry(h, m, stored)
+	e.Subject = Subject(st, m)
+	return e, nil
 }

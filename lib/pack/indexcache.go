@@ -17,8 +17,10 @@ import (
 const logCache = "log"
 
 // cacheMagic starts the cache; a different format gets a different version
-// and an older ctx simply rebuilds it. Version 2 added the checksum.
-const cacheMagic = "ctx-log-cache 2\n"
+// and an older ctx simply rebuilds it. Version 2 added the checksum,
+// version 3 the subject (and the order by stored time), version 4 the
+// state the run ended in.
+const cacheMagic = "ctx-log-cache 4\n"
 
 // cacheSum starts the last line of the cache: the SHA-256 of everything
 // before it, so a cache edited or damaged by hand is rebuilt from packs/
@@ -29,9 +31,10 @@ const cacheSum = "sum "
 // stamp of packs/ and the entry count, one line per entry in the order ctx
 // log lists them (so sorting them again costs next to nothing), and an "end"
 // line so a truncated file is never mistaken for a complete one. An entry's
-// line holds, tab-separated: hex hash, steps, parent hex or "-", created and
+// line holds, tab-separated: hex hash, steps (with "/N" when N of them
+// were rejected), parent hex or "-", created and
 // stored as Unix nanoseconds ("-" when they are not RFC 3339 times in that
-// range), then created, stored and model as Go-quoted strings. Reading it
+// range), then created, stored, model, subject and end state as Go-quoted strings. Reading it
 // needs no JSON and no time parsing, which is most of what reading
 // thousands of index entries costs.
 func encodeCache(stamp string, entries []Listed) []byte {
@@ -50,6 +53,10 @@ func encodeCache(stamp string, entries []Listed) []byte {
 		b = hex.AppendEncode(b, e.Hash[:])
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, int64(e.Steps), 10)
+		if e.Rejected > 0 {
+			b = append(b, '/')
+			b = strconv.AppendInt(b, int64(e.Rejected), 10)
+		}
 		b = append(b, '\t')
 		if e.Parent != nil {
 			b = hex.AppendEncode(b, e.Parent[:])
@@ -60,7 +67,7 @@ func encodeCache(stamp string, entries []Listed) []byte {
 		b = appendNanos(b, e.CreatedAt)
 		b = append(b, '\t')
 		b = appendNanos(b, e.StoredAt)
-		for _, s := range []string{e.Created, e.Stored, e.Model} {
+		for _, s := range []string{e.Created, e.Stored, e.Model, e.Subject, e.End} {
 			b = append(b, '\t')
 			b = strconv.AppendQuote(b, s)
 		}
@@ -155,7 +162,7 @@ func decodeCache(b []byte, stamp string) ([]Listed, error) {
 }
 
 func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
-	var f [8][]byte
+	var f [10][]byte
 	for i := range f {
 		if i == len(f)-1 {
 			f[i] = line
@@ -169,11 +176,19 @@ func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
 	if !decodeHex(e.Hash[:], f[0]) {
 		return errors.New("bad hash")
 	}
-	steps, ok := atoi(f[1])
+	stepsField, rejectedField, hasRejected := bytes.Cut(f[1], []byte{'/'})
+	steps, ok := atoi(stepsField)
 	if !ok || steps < 0 || steps > math.MaxInt32 {
 		return errors.New("bad step count")
 	}
 	e.Steps = int(steps)
+	if hasRejected {
+		r, ok := atoi(rejectedField)
+		if !ok || r <= 0 || r > steps {
+			return errors.New("bad rejected count")
+		}
+		e.Rejected = int(r)
+	}
 	if string(f[2]) != "-" {
 		var p store.Hash
 		if !decodeHex(p[:], f[2]) {
@@ -186,6 +201,12 @@ func decodeCacheLine(line []byte, e *Listed, models map[string]string) error {
 		return err
 	}
 	if e.Stored, err = unquote(f[6]); err != nil {
+		return err
+	}
+	if e.Subject, err = unquote(f[8]); err != nil {
+		return err
+	}
+	if e.End, err = unquote(f[9]); err != nil {
 		return err
 	}
 	if m, ok := models[string(f[7])]; ok {

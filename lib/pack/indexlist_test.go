@@ -62,7 +62,10 @@ func testEntries() []Listed {
 	mk := func(seed, created, stored, model string, steps int, parent *store.Hash) Listed {
 		return newListed(IndexEntry{Hash: store.Sum([]byte(seed)), Created: created, Model: model, Steps: steps, Parent: parent, Stored: stored})
 	}
+	ended := mk("f", "2026-02-01T00:00:00Z", "2026-03-01T10:00:04Z", "m", 40, nil)
+	ended.End, ended.Subject = "iteration_limit", "django__django-11099"
 	return []Listed{
+		ended,
 		mk("a", "2026-01-01T00:00:00Z", "2026-03-01T10:00:00.123456789Z", "claude-opus-4-6", 12, nil),
 		mk("b", "2026-01-01T00:00:00+02:00", "2026-03-01T10:00:01Z", "gpt-4o", 0, &parent),
 		// Strings that need quoting, a time outside Unix nanoseconds, and a
@@ -108,7 +111,7 @@ func TestDecodeCacheRejects(t *testing.T) {
 		{"other stamp", string(good), "9.8"},
 		{"empty stamp", strings.Replace(string(good), "9.9 ", " ", 1), ""},
 		{"not a cache", "hello\n", "9.9"},
-		{"other version", strings.Replace(string(good), "cache 2", "cache 1", 1), "9.9"},
+		{"other version", strings.Replace(string(good), "cache 4", "cache 3", 1), "9.9"},
 		{"no header", cacheMagic, "9.9"},
 		{"bad count", strings.Replace(string(good), "9.9 2", "9.9 x", 1), "9.9"},
 		{"negative count", strings.Replace(string(good), "9.9 2", "9.9 -2", 1), "9.9"},
@@ -328,12 +331,14 @@ func TestSelect(t *testing.T) {
 		q    Query
 		want []string
 	}{
-		{"all, newest first", Query{Limit: -1}, []string{"new", "tie-last-stored", "tie-first-stored", "old", "unparseable"}},
-		{"limit", Query{Limit: 2}, []string{"new", "tie-last-stored"}},
+		// Newest first by stored time; old and tie-first-stored, stored at
+		// the same time, by created time.
+		{"all, newest first", Query{Limit: -1}, []string{"unparseable", "tie-last-stored", "tie-first-stored", "old", "new"}},
+		{"limit", Query{Limit: 2}, []string{"unparseable", "tie-last-stored"}},
 		{"limit zero", Query{Limit: 0}, nil},
-		{"model", Query{Models: []string{"a"}, Limit: -1}, []string{"tie-last-stored", "old", "unparseable"}},
-		{"models", Query{Models: []string{"a", "b"}, Limit: 3}, []string{"new", "tie-last-stored", "tie-first-stored"}},
-		{"since, inclusive", Query{Since: at("2026-02-01T00:00:00Z"), Limit: -1}, []string{"new", "tie-last-stored", "tie-first-stored"}},
+		{"model", Query{Models: []string{"a"}, Limit: -1}, []string{"unparseable", "tie-last-stored", "old"}},
+		{"models", Query{Models: []string{"a", "b"}, Limit: 3}, []string{"unparseable", "tie-last-stored", "tie-first-stored"}},
+		{"since, inclusive", Query{Since: at("2026-02-01T00:00:00Z"), Limit: -1}, []string{"tie-last-stored", "tie-first-stored", "new"}},
 		{"since and model and limit", Query{Since: at("2026-01-15T00:00:00Z"), Models: []string{"a"}, Limit: 1}, []string{"tie-last-stored"}},
 	}
 	names := map[store.Hash]string{}

@@ -14,9 +14,10 @@ type Query struct {
 	Limit  int       // keep the first Limit packs after ordering (all when negative)
 }
 
-// Select returns the entries q keeps, newest first: by created time, then
-// by when this store received the pack, then by hash so the order is the
-// same on every run.
+// Select returns the entries q keeps, newest first: by when the pack last
+// entered this store (so the pack latest names, packed, imported or
+// pulled last, comes first), then by created time, then by hash so the
+// order is the same on every run.
 func Select(entries []Listed, q Query) []Listed {
 	// Sort pointers: an Listed is too large to swap cheaply ten thousand
 	// times over.
@@ -43,10 +44,10 @@ func Select(entries []Listed, q Query) []Listed {
 
 // newer orders a before b when a is the one ctx log lists first.
 func newer(a, b *Listed) int {
-	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+	if c := b.StoredAt.Compare(a.StoredAt); c != 0 {
 		return c
 	}
-	if c := b.StoredAt.Compare(a.StoredAt); c != 0 {
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 		return c
 	}
 	return bytes.Compare(a.Hash[:], b.Hash[:])

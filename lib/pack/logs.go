@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 )
 
 // Logs reads a stream of NDJSON logs written one after another, each
@@ -134,46 +136,18 @@ func runLine(line []byte, more bool) bool {
 // eventOfPrefix finds the value of the top-level "event" key in the start
 // of a JSON object, when it is there.
 func eventOfPrefix(buf []byte) (string, bool) {
-	i := skipSpace(buf, 0)
-	if i >= len(buf) || buf[i] != '{' {
+	k, _ := jcs.FindKey(buf, "event")
+	if k < 0 {
 		return "", false
 	}
-	i++
-	depth, expectKey := 0, true
-	for i < len(buf) {
-		switch c := buf[i]; {
-		case c == '"':
-			j := stringEnd(buf, i)
-			if j < 0 {
-				return "", false
-			}
-			if depth == 0 && expectKey {
-				expectKey = false
-				if string(buf[i:j]) == `"event"` {
-					k := skipSpace(buf, j)
-					if k >= len(buf) || buf[k] != ':' {
-						return "", false
-					}
-					k = skipSpace(buf, k+1)
-					e := stringEnd(buf, k)
-					if e < 0 {
-						return "", false
-					}
-					return plainString(buf[k:e])
-				}
-			}
-			i = j - 1
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return "", false
-			}
-			depth--
-		case c == ',' && depth == 0:
-			expectKey = true
-		}
-		i++
+	k = jcs.SkipSpace(buf, k)
+	if k >= len(buf) || buf[k] != ':' {
+		return "", false
 	}
-	return "", false
+	k = jcs.SkipSpace(buf, k+1)
+	e := jcs.StringEnd(buf, k)
+	if e < 0 {
+		return "", false
+	}
+	return plainString(buf[k:e])
 }

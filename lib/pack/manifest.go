@@ -68,6 +68,21 @@ func (m *Manifest) Tools() []string {
 	return out
 }
 
+// Rejected is the number of steps refused before they ran (outcome
+// "rejected"), wherever the steps are held.
+func (m *Manifest) Rejected() int {
+	if m.spill != nil {
+		return m.spill.refused
+	}
+	n := 0
+	for i := range m.Steps {
+		if m.Steps[i].Outcome == OutcomeRejected {
+			n++
+		}
+	}
+	return n
+}
+
 // Release removes the scratch file of a manifest whose steps were kept in
 // one; it can no longer be encoded afterwards. It does nothing for any
 // other manifest.
@@ -165,6 +180,14 @@ type Outcome struct {
 	Score  json.RawMessage `json:"score,omitempty"`
 	Value  json.RawMessage `json:"value,omitempty"`
 	Source string          `json:"source,omitempty"`
+}
+
+// EndState is the state the run ended in, or "" when it does not say.
+func (m *Manifest) EndState() string {
+	if m.End == nil {
+		return ""
+	}
+	return m.End.State
 }
 
 // End is how a run ended: one of the EndStates and, for an error or a

@@ -286,6 +286,12 @@ func (r *manifestReader) member(m *Manifest, k string) error {
 		dst = &m.Parent
 	case "metadata":
 		dst = &m.Metadata
+	case "task":
+		dst = &m.Task
+	case "outcome":
+		dst = &m.Outcome
+	case "end":
+		dst = &m.End
 	default:
 		var skip json.RawMessage
 		dst = &skip

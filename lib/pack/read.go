@@ -18,7 +18,7 @@ import (
 // goes to sink as it arrives, so memory stays bounded by the largest single
 // element; when Build returns an error the caller must discard what the sink
 // holds (store.Batch.Abort).
-func Build(r io.Reader, sink Sink, opts Options) (res *Result, err error) {
+func Build(in io.Reader, sink Sink, opts Options) (res *Result, err error) {
 	b, err := newBuilder(sink, opts)
 	if err != nil {
 		return nil, err
@@ -29,25 +29,46 @@ func Build(r io.Reader, sink Sink, opts Options) (res *Result, err error) {
 			b.spill.close()
 		}
 	}()
-	br := bufio.NewReaderSize(r, 256<<10)
+	r := &reader{b: b, tune: defaultTuning()}
+	if opts.tune != nil {
+		r.tune = *opts.tune
+	}
+	b.spillAfter = r.tune.spillAfter
+	br := bufio.NewReaderSize(in, 256<<10)
 	stream, err := sniff(br)
 	if err != nil {
 		return nil, err
 	}
 	if stream {
-		err = b.readStream(br)
+		err = r.readStream(br)
 	} else {
 		b.document = true
-		if slowDocument {
-			err = b.readDocumentSlow(br)
+		if r.tune.slowDocument {
+			err = r.readDocumentSlow(br)
 		} else {
-			err = b.readDocumentFast(br)
+			err = r.readDocumentFast(br)
 		}
 	}
 	if err != nil {
 		return nil, err
 	}
 	return b.finish()
+}
+
+// reader reads the three forms of a log (NDJSON lines; a line too long to
+// hold, streamed: bigline.go; one document: docread.go, and the reference
+// reading of it) and hands each element to the builder, which assembles
+// the manifest: the run event or the document's top level (setTop,
+// fields), and each prompt, input, step and output (addPrompt, ...), its
+// members split already in b.parsed where the reader has them, with the
+// content a long element streamed in b.stored.
+type reader struct {
+	b    *builder
+	tune tuning
+	// sawRun and the counts of each event so far (NDJSON), for the index
+	// of the next.
+	sawRun                          bool
+	prompts, inputs, steps, outputs int
 }
 
 // sniff decides the form from as little input as it takes, without
@@ -75,54 +96,9 @@ func sniff(br *bufio.Reader) (stream bool, err error) {
 // sniffEvent scans the start of the first JSON value for a top-level
 // "event" key. decided is false while the value is still incomplete.
 func sniffEvent(buf []byte) (event, decided bool) {
-	i := 0
-	for i < len(buf) && isSpace(buf[i]) {
-		i++
-	}
-	if i == len(buf) {
-		return false, false
-	}
-	if buf[i] != '{' {
-		return false, true
-	}
-	i++
-	depth, expectKey := 0, true
-	for i < len(buf) {
-		switch c := buf[i]; {
-		case c == '"':
-			j := i + 1
-			for j < len(buf) && buf[j] != '"' {
-				if buf[j] == '\\' {
-					j++
-				}
-				j++
-			}
-			if j >= len(buf) {
-				return false, false
-			}
-			if depth == 0 && expectKey {
-				if string(buf[i+1:j]) == "event" {
-					return true, true
-				}
-				expectKey = false
-			}
-			i = j
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 {
-				return false, true
-			}
-			depth--
-		case c == ',' && depth == 0:
-			expectKey = true
-		}
-		i++
-	}
-	return false, false
+	at, decided := jcs.FindKey(buf, "event")
+	return at >= 0, decided
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // ReadLine appends one line of br, however long, with its newline, to
 // buf and returns it; the error is br's (io.EOF after the last line). The
@@ -139,22 +115,21 @@ func ReadLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 }
 
 // readStream reads NDJSON events line by line.
-func (b *builder) readStream(br *bufio.Reader) error {
-	var counts struct{ prompts, inputs, steps, outputs int }
-	sawRun := false
+func (r *reader) readStream(br *bufio.Reader) error {
+	b := r.b
 	var line []byte
 	for lineNo := 1; ; lineNo++ {
 		var err error
 		var whole bool
-		line, whole, err = readLineUpTo(br, line[:0], bigLine)
+		line, whole, err = readLineUpTo(br, line[:0], r.tune.bigLine)
 		if err != nil && !errors.Is(err, io.EOF) {
 			return err
 		}
 		b.line = lineNo
-		if !whole || (allLong && len(bytes.TrimSpace(line)) > 0) {
+		if !whole || (r.tune.allLong && len(bytes.TrimSpace(line)) > 0) {
 			// A long line: read as a stream, not held.
-			err := b.bigEvent(line, br, lineNo, func(ev string) error {
-				return b.dispatch(ev, nil, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs)
+			err := r.bigEvent(line, br, lineNo, func(ev string) error {
+				return r.dispatch(ev, nil)
 			})
 			b.parsed, b.stored, line = nil, nil, nil
 			if err != nil {
@@ -166,7 +141,7 @@ func (b *builder) readStream(br *bufio.Reader) error {
 			continue
 		}
 		if t := bytes.TrimSpace(line); len(t) > 0 {
-			if err := b.event(t, lineNo, &sawRun, &counts.prompts, &counts.inputs, &counts.steps, &counts.outputs); err != nil {
+			if err := r.event(t, lineNo); err != nil {
 				return err
 			}
 			if b.fatal != nil {
@@ -175,7 +150,7 @@ func (b *builder) readStream(br *bufio.Reader) error {
 		}
 		if errors.Is(err, io.EOF) {
 			b.line = 0
-			if !sawRun {
+			if !r.sawRun {
 				b.problem("", "no run event: the stream must give the model in a line like {\"event\":\"run\",\"model\":{\"identifier\":\"...\"}}")
 			}
 			return nil
@@ -183,12 +158,13 @@ func (b *builder) readStream(br *bufio.Reader) error {
 	}
 }
 
-func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, steps, outputs *int) error {
+func (r *reader) event(raw []byte, lineNo int) error {
+	b := r.b
 	var head struct {
 		Event *string `json:"event"`
 	}
 	defer func() { b.parsed = nil }() // an event that never reached object
-	if ev, ok := b.quickEvent(raw); ok {
+	if ev, ok := r.quickEvent(raw); ok {
 		head.Event = &ev
 	} else if err := json.Unmarshal(raw, &head); err != nil {
 		var se *json.SyntaxError
@@ -202,19 +178,20 @@ func (b *builder) event(raw []byte, lineNo int, sawRun *bool, prompts, inputs, s
 		b.problem("", "no \"event\" key; every line of an NDJSON log is an event (run, prompt, input, step, output)")
 		return nil
 	}
-	return b.dispatch(*head.Event, raw, sawRun, prompts, inputs, steps, outputs)
+	return r.dispatch(*head.Event, raw)
 }
 
 // dispatch adds the event ev, whose line is raw (or, for a long line, nil
 // with its members in b.parsed).
-func (b *builder) dispatch(ev string, raw []byte, sawRun *bool, prompts, inputs, steps, outputs *int) error {
+func (r *reader) dispatch(ev string, raw []byte) error {
+	b := r.b
 	switch ev {
 	case "run":
-		if *sawRun {
+		if r.sawRun {
 			b.problem("", "a second run event; give run once")
 			return nil
 		}
-		*sawRun = true
+		r.sawRun = true
 		if obj := b.object(raw, "run"); obj != nil {
 			b.fields(obj, "run", b.knownFields("run"))
 			for k, v := range obj {
@@ -224,17 +201,17 @@ func (b *builder) dispatch(ev string, raw []byte, sawRun *bool, prompts, inputs,
 			}
 		}
 	case "prompt":
-		b.addPrompt(raw, *prompts)
-		*prompts++
+		b.addPrompt(raw, r.prompts)
+		r.prompts++
 	case "input":
-		b.addInput(raw, *inputs)
-		*inputs++
+		b.addInput(raw, r.inputs)
+		r.inputs++
 	case "step":
-		b.addStep(raw, *steps)
-		*steps++
+		b.addStep(raw, r.steps)
+		r.steps++
 	case "output":
-		b.addOutput(raw, *outputs)
-		*outputs++
+		b.addOutput(raw, r.outputs)
+		r.outputs++
 	default:
 		b.problem("event", "unknown event %q (run, prompt, input, step or output)", ev)
 	}
@@ -246,7 +223,8 @@ func (b *builder) dispatch(ev string, raw []byte, sawRun *bool, prompts, inputs,
 // once, here, and the builder takes the members from b.parsed instead of
 // decoding the line again. Anything else (ok false) takes the path that
 // finds and words the problem.
-func (b *builder) quickEvent(raw []byte) (string, bool) {
+func (r *reader) quickEvent(raw []byte) (string, bool) {
+	b := r.b
 	canon, err := jcs.Append(b.scratch[:0], raw)
 	if cap(canon) <= 4<<20 {
 		b.scratch = canon[:0]
@@ -266,14 +244,12 @@ func (b *builder) quickEvent(raw []byte) (string, bool) {
 	return ev, true
 }
 
-// slowDocument makes Build read documents with readDocumentSlow (tests).
-var slowDocument = false
-
 // readDocumentSlow reads one JSON document with encoding/json's Decoder,
 // streaming the four arrays element by element so a log with many steps
 // is never held whole. Build reads documents with readDocumentFast; this
 // is the reference it is held to (FuzzDocumentReader).
-func (b *builder) readDocumentSlow(br *bufio.Reader) error {
+func (r *reader) readDocumentSlow(br *bufio.Reader) error {
+	b := r.b
 	pr := &posReader{r: br, lastNL: -1}
 	dec := json.NewDecoder(pr)
 	fail := func(err error) error { return pr.syntaxError(dec, err) }
@@ -320,7 +296,7 @@ func (b *builder) readDocumentSlow(br *bufio.Reader) error {
 			pr.forget(dec.InputOffset())
 			continue
 		}
-		if err := b.readArray(dec, pr, k, add); err != nil {
+		if err := r.readArray(dec, pr, k, add); err != nil {
 			return err
 		}
 	}
@@ -334,7 +310,8 @@ func (b *builder) readDocumentSlow(br *bufio.Reader) error {
 	return nil
 }
 
-func (b *builder) readArray(dec *json.Decoder, pr *posReader, k string, add func(json.RawMessage, int)) error {
+func (r *reader) readArray(dec *json.Decoder, pr *posReader, k string, add func(json.RawMessage, int)) error {
+	b := r.b
 	tok, err := dec.Token()
 	if err != nil {
 		return pr.syntaxError(dec, err)

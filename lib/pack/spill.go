@@ -15,12 +15,13 @@ import (
 // with the number of steps (a 200 MB session has about 92,000). The
 // builder adds a step once its output's ref is known (builder.flushSteps).
 type stepSpill struct {
-	f     *os.File
-	w     *bufio.Writer
-	n     int      // steps added
-	tools []string // the tools of tool_call steps, in order of first use
-	seen  map[string]bool
-	err   error // the first write error; the build fails with it
+	f       *os.File
+	w       *bufio.Writer
+	n       int      // steps added
+	tools   []string // the tools of tool_call steps, in order of first use
+	seen    map[string]bool
+	refused int   // steps whose outcome is OutcomeRejected
+	err     error // the first write error; the build fails with it
 }
 
 func newStepSpill(f *os.File) *stepSpill {
@@ -34,6 +35,9 @@ func (sp *stepSpill) add(s *Step) {
 		sp.tools = append(sp.tools, s.Tool)
 	}
 	sp.n++
+	if s.Outcome == OutcomeRejected {
+		sp.refused++
+	}
 	rec, err := encodeStep(s)
 	if err != nil {
 		sp.fail(err)

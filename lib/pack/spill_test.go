@@ -40,16 +40,14 @@ func TestSpillSameBytes(t *testing.T) {
 		"no steps": `{"model":{"identifier":"m"},"prompts":[],"steps":[]}`,
 		"many":     many.String(),
 	}
-	defer func(n int) { spillAfter = n }(spillAfter)
 	for _, after := range []int{0, 1, 1024} {
-		spillAfter = after
 		for name, log := range logs {
-			sameSpilled(t, fmt.Sprintf("%s, spilled after %d", name, after), dir, log)
+			sameSpilled(t, fmt.Sprintf("%s, spilled after %d", name, after), dir, log, after)
 		}
 	}
 }
 
-func sameSpilled(t *testing.T, name, dir, log string) {
+func sameSpilled(t *testing.T, name, dir, log string, spillAfter int) {
 	t.Run(name, func(t *testing.T) {
 		mem, err := Build(strings.NewReader(log), HashSink{}, Options{Root: dir})
 		if err != nil {
@@ -59,7 +57,7 @@ func sameSpilled(t *testing.T, name, dir, log string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: dir, Scratch: func() (*os.File, error) { return os.CreateTemp(t.TempDir(), "spill") }})
+		res, err := Build(strings.NewReader(log), HashSink{}, Options{Root: dir, Scratch: func() (*os.File, error) { return os.CreateTemp(t.TempDir(), "spill") }, tune: tuned(func(t *tuning) { t.spillAfter = spillAfter })})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,59 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/sandbox"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
-
-// builtinKind is what a built-in tool does; several framework names share
-// one kind.
-type builtinKind int
-
-const (
-	kindRead      builtinKind = iota + 1 // a file's bytes, or a range of its lines
-	kindView                             // kindRead, or kindList for a directory
-	kindList                             // a directory's entries
-	kindGlob                             // the files matching a pattern
-	kindWrite                            // create or overwrite (or append to) a file
-	kindEdit                             // replace a unique string in a file
-	kindMultiEdit                        // several kindEdit, all or nothing
-	kindEditor                           // a text-editor tool: the command parameter picks the operation
-	kindShell                            // /bin/sh -c COMMAND, only with AllowExec
-)
-
-// builtinTools maps the tool names common agent frameworks use to the
-// built-in that runs them. docs/REPLAY.md has the same table.
-func builtinTools() map[string]builtinKind {
-	return map[string]builtinKind{
-		"read_file": kindRead, "Read": kindRead, "read": kindRead, "view_file": kindRead, "cat": kindRead,
-		"view":           kindView,
-		"list_directory": kindList, "list_dir": kindList, "list_files": kindList, "ls": kindList, "LS": kindList,
-		"glob": kindGlob, "Glob": kindGlob, "glob_file_search": kindGlob,
-		"write_file": kindWrite, "Write": kindWrite, "write": kindWrite, "create_file": kindWrite, "write_to_file": kindWrite,
-		"edit_file": kindEdit, "Edit": kindEdit, "edit": kindEdit, "str_replace": kindEdit,
-		"MultiEdit": kindMultiEdit, "multi_edit": kindMultiEdit,
-		"str_replace_editor": kindEditor, "str_replace_based_edit_tool": kindEditor, "text_editor": kindEditor,
-		"bash": kindShell, "Bash": kindShell, "shell": kindShell, "sh": kindShell,
-		"execute_command": kindShell, "execute_bash": kindShell, "run_command": kindShell,
-		"run_shell_command": kindShell, "run_terminal_cmd": kindShell, "terminal": kindShell,
-		"local_shell": kindShell,
-	}
-}
-
-// The parameter names each built-in accepts, in the spellings of the
-// common frameworks.
-func filePathKeys() []string {
-	return []string{"path", "file_path", "filePath", "filename", "file", "target_file", "absolute_path"}
-}
-func dirPathKeys() []string {
-	return []string{"path", "dir_path", "directory", "dir", "relative_workspace_path", "target_directory"}
-}
-func contentKeys() []string { return []string{"content", "text", "file_text", "contents"} }
-func oldKeys() []string     { return []string{"old_string", "old_str", "old_text", "oldText"} }
-func newKeys() []string     { return []string{"new_string", "new_str", "new_text", "newText"} }
-func patternKeys() []string { return []string{"pattern", "glob_pattern", "glob"} }
-func commandKeys() []string { return []string{"command", "cmd", "script"} }
 
 // maxEditSize bounds the file an edit holds in memory.
 const maxEditSize = 256 << 20
@@ -85,28 +37,28 @@ type call struct {
 }
 
 // runBuiltin runs the built-in of kind k.
-func runBuiltin(k builtinKind, c *call) error {
+func runBuiltin(k agenttool.Kind, c *call) error {
 	switch k {
-	case kindRead:
+	case agenttool.Read:
 		return readTool(c, false)
-	case kindView:
+	case agenttool.View:
 		return readTool(c, true)
-	case kindList:
+	case agenttool.List:
 		return listTool(c)
-	case kindGlob:
+	case agenttool.Glob:
 		return globTool(c)
-	case kindWrite:
-		return writeTool(c, contentKeys())
-	case kindEdit:
+	case agenttool.Write:
+		return writeTool(c, agenttool.ContentKeys())
+	case agenttool.Edit:
 		if _, raw, _ := c.p.find([]string{"edits"}); raw != nil {
 			return multiEditTool(c)
 		}
 		return editTool(c)
-	case kindMultiEdit:
+	case agenttool.MultiEdit:
 		return multiEditTool(c)
-	case kindEditor:
+	case agenttool.Editor:
 		return editorTool(c)
-	case kindShell:
+	case agenttool.Shell:
 		return shellTool(c)
 	}
 	return fmt.Errorf("unknown built-in %d", k)
@@ -114,7 +66,7 @@ func runBuiltin(k builtinKind, c *call) error {
 
 // filePath is the workspace path a file tool works on.
 func (c *call) filePath() (string, string, error) {
-	key, p, err := c.p.need("file path", filePathKeys())
+	key, p, err := c.p.need("file path", agenttool.FilePathKeys())
 	if err != nil {
 		return "", "", err
 	}
@@ -128,7 +80,7 @@ func (c *call) filePath() (string, string, error) {
 // dirPath is the workspace directory a list or glob tool works in; the
 // workspace itself when none is given.
 func (c *call) dirPath() (string, error) {
-	key, p, ok, err := c.p.str(dirPathKeys())
+	key, p, ok, err := c.p.str(agenttool.DirPathKeys())
 	if err != nil || !ok {
 		return ".", err
 	}
@@ -332,7 +284,7 @@ func relTo(dir, p string) string {
 // matching a pattern, in the order of a depth-first walk with each
 // directory's entries sorted by name.
 func globTool(c *call) error {
-	key, pattern, err := c.p.need("pattern", patternKeys())
+	key, pattern, err := c.p.need("pattern", agenttool.PatternKeys())
 	if err != nil {
 		return err
 	}
@@ -400,11 +352,7 @@ func writeTool(c *call, keys []string) error {
 	if err := writeFile(c.ws, rel, []byte(content), appendTo); err != nil {
 		return err
 	}
-	verb := "written"
-	if appendTo {
-		verb = "appended"
-	}
-	_, err = fmt.Fprintf(c.out, "File %s: %s (%d bytes)", verb, given, len(content))
+	_, err = io.WriteString(c.out, agenttool.Wrote(given, len(content), appendTo))
 	return err
 }
 
@@ -474,10 +422,10 @@ func (e edit) apply(s, rel string) (string, error) {
 func readEdit(p params) (edit, error) {
 	var e edit
 	var err error
-	if e.oldKey, e.old, err = p.need("string to replace", oldKeys()); err != nil {
+	if e.oldKey, e.old, err = p.need("string to replace", agenttool.OldKeys()); err != nil {
 		return e, err
 	}
-	if _, e.new, err = p.need("replacement", newKeys()); err != nil {
+	if _, e.new, err = p.need("replacement", agenttool.NewKeys()); err != nil {
 		return e, err
 	}
 	e.all, err = p.boolean([]string{"replace_all"})
@@ -553,7 +501,7 @@ func edited(c *call, rel, given, content string) error {
 	if err := writeFile(c.ws, rel, []byte(content), false); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(c.out, "File edited: %s", given)
+	_, err := io.WriteString(c.out, agenttool.Edited(given))
 	return err
 }
 
@@ -568,7 +516,7 @@ func editorTool(c *call) error {
 	case "view":
 		return readTool(c, true)
 	case "create":
-		return writeTool(c, []string{"file_text", "content"})
+		return writeTool(c, agenttool.EditorCreateKeys())
 	case "str_replace":
 		return editTool(c)
 	case "insert":
@@ -628,12 +576,12 @@ func insertTool(c *call) error {
 // cannot run (status 127, not found; 126, not executable) fail the step:
 // nothing was executed to compare.
 func shellTool(c *call) error {
-	key, raw, err := c.p.find(commandKeys())
+	key, raw, err := c.p.find(agenttool.CommandKeys())
 	if err != nil {
 		return err
 	}
 	if key == "" {
-		return fmt.Errorf("parameters: no command (give %s)", orList(commandKeys()))
+		return fmt.Errorf("parameters: no command (give %s)", orList(agenttool.CommandKeys()))
 	}
 	var script string
 	var argv []string

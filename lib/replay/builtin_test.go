@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // testWorkspace is a workspace holding files (name -> content; a name
@@ -43,7 +45,7 @@ func testWorkspace(t *testing.T, files map[string]string) *Workspace {
 // or the error.
 func runTool(t *testing.T, ws *Workspace, tool, paramsJSON string) (string, error) {
 	t.Helper()
-	k, ok := builtinTools()[tool]
+	k, ok := agenttool.Builtins()[tool]
 	if !ok {
 		t.Fatalf("no built-in %q", tool)
 	}
@@ -95,7 +97,7 @@ func TestBuiltins(t *testing.T) {
 		{"read_file", `{"path":".ctx/config.json"}`, "error: parameter path: .ctx/config.json enters a .ctx store"},
 		{"read_file", `{"path":"a.txt","file_path":"b.txt"}`, "error: parameters path and file_path name the same thing; give one"},
 		{"read_file", `{"path":3}`, "error: parameter path: must be a string, not a number"},
-		{"read_file", `{}`, "error: parameters: no file path (give path, file_path, filePath, filename, file, target_file or absolute_path)"},
+		{"read_file", `{}`, "error: parameters: no file path (give path, file_path, filePath, filepath, filename, file, target_file or absolute_path)"},
 		{"view", `{"path":"a.txt","view_range":[3,1]}`, "error: parameter view_range: must be [first, last] lines from 1, last -1 for the end"},
 		{"view", `{"path":"src"}`, "empty/\nlib/\nmain.go\n"},
 
@@ -143,7 +145,7 @@ func TestBuiltins(t *testing.T) {
 	ws := testWorkspace(t, files)
 	for _, tt := range tests {
 		t.Run(tt.tool+" "+tt.params, func(t *testing.T) {
-			k := builtinTools()[tt.tool]
+			k := agenttool.Builtins()[tt.tool]
 			p, _ := parseParams(json.RawMessage(tt.params))
 			var out bytes.Buffer
 			timeout := 5 * time.Second

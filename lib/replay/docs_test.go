@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // docs/REPLAY.md lists every built-in tool name and every parameter name;
@@ -15,10 +17,10 @@ func TestDocsListEveryBuiltin(t *testing.T) {
 	}
 	doc := string(b)
 	var names []string
-	for name := range builtinTools() {
+	for name := range agenttool.Builtins() {
 		names = append(names, name)
 	}
-	for _, keys := range [][]string{filePathKeys(), dirPathKeys(), contentKeys(), oldKeys(), newKeys(), patternKeys(), commandKeys()} {
+	for _, keys := range [][]string{agenttool.FilePathKeys(), agenttool.DirPathKeys(), agenttool.ContentKeys(), agenttool.OldKeys(), agenttool.NewKeys(), agenttool.PatternKeys(), agenttool.CommandKeys()} {
 		names = append(names, keys...)
 	}
 	// SWE-agent's commands and their parameters.
@@ -28,10 +30,11 @@ func TestDocsListEveryBuiltin(t *testing.T) {
 	for name := range sweMissing() {
 		names = append(names, name)
 	}
-	for _, keys := range sweArgs() {
-		names = append(names, keys...)
+	for cmd := range agenttool.SWESignatures() {
+		names = append(names, agenttool.SWEArgNames(cmd)...)
 	}
-	names = append(names, "search", "replace", "replace-all", "start_line", "end_line", "replacement_text")
+	start, end, text := agenttool.SWELineEditArgs()
+	names = append(names, start, end, text)
 	for _, name := range names {
 		if !strings.Contains(doc, "`"+name+"`") {
 			t.Errorf("docs/REPLAY.md does not name `%s`", name)

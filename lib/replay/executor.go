@@ -11,6 +11,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/execpath"
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 	"github.com/contextsubstrate/ctx/lib/sandbox"
 )
 
@@ -25,7 +26,7 @@ type executor interface {
 // builtinExec is a built-in tool. Built-ins are part of ctx, so their
 // version is ctx's.
 type builtinExec struct {
-	kind builtinKind
+	kind agenttool.Kind
 	ver  string
 }
 
@@ -134,14 +135,14 @@ type executors struct {
 	opts     *Options
 	ws       *Workspace
 	agent    string // the source agent: "swe-agent", ...
-	builtins map[string]builtinKind
+	builtins map[string]agenttool.Kind
 	programs map[string]*programExec // nil value: looked up, none found
 	swe      *sweState
 	env      []string // the environment of programs
 }
 
 func newExecutors(opts *Options, ws *Workspace, agent string) *executors {
-	return &executors{opts: opts, ws: ws, agent: agent, builtins: builtinTools(), programs: map[string]*programExec{}, swe: &sweState{}}
+	return &executors{opts: opts, ws: ws, agent: agent, builtins: agenttool.Builtins(), programs: map[string]*programExec{}, swe: &sweState{}}
 }
 
 // forStep returns the executor of a step. With none, gate says why when a
@@ -171,7 +172,7 @@ func (e *executors) forStep(s *pack.Step) (ex executor, gate string) {
 	if !ok {
 		return nil, ""
 	}
-	if k == kindShell && !e.opts.AllowExec {
+	if k == agenttool.Shell && !e.opts.AllowExec {
 		return nil, fmt.Sprintf("tool %s runs shell commands, which replay runs only with --allow-exec", tool)
 	}
 	return builtinExec{kind: k, ver: e.opts.BuiltinVersion}, ""
@@ -182,18 +183,18 @@ func (e *executors) forStep(s *pack.Step) (ex executor, gate string) {
 // starts with one (SWE-agent runs its commands in the task's shell, so
 // a text action recorded as a shell step is that command, never a
 // program of this machine that happens to share its name).
-func (e *executors) sweCommand(tool string, k builtinKind, raw json.RawMessage) (string, bool) {
+func (e *executors) sweCommand(tool string, k agenttool.Kind, raw json.RawMessage) (string, bool) {
 	if sweCommands()[tool] || sweMissing()[tool] != "" {
 		return tool, true
 	}
-	if k != kindShell {
+	if k != agenttool.Shell {
 		return "", false
 	}
 	p, err := parseParams(raw)
 	if err != nil {
 		return "", false
 	}
-	_, line, ok, err := p.str(commandKeys())
+	_, line, ok, err := p.str(agenttool.CommandKeys())
 	if err != nil || !ok {
 		return "", false
 	}

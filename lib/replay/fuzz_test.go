@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // A path CleanPath accepts stays inside any directory it is joined to and
@@ -92,7 +94,7 @@ func FuzzParseConfig(f *testing.F) {
 // workspace is read or written: the workspace sits beside a directory of
 // secrets it holds symlinks to, and the secrets never change.
 func FuzzBuiltin(f *testing.F) {
-	kinds := []builtinKind{kindRead, kindView, kindList, kindGlob, kindWrite, kindEdit, kindMultiEdit, kindEditor}
+	kinds := []agenttool.Kind{agenttool.Read, agenttool.View, agenttool.List, agenttool.Glob, agenttool.Write, agenttool.Edit, agenttool.MultiEdit, agenttool.Editor}
 	for _, s := range []struct {
 		k uint8
 		p string

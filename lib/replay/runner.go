@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 	"github.com/contextsubstrate/ctx/lib/pack/replaystream"
 	"github.com/contextsubstrate/ctx/lib/sandbox"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -321,7 +322,7 @@ func (r *runner) execute(ex executor, s *pack.Step, out io.Writer) error {
 	c := &call{ctx: r.ctx, ws: r.ws, p: p, out: out, buf: r.buf, timeout: r.opts.StepTimeout, plain: s.NormalizedOutputRef != nil, sb: r.opts.Sandbox}
 	// Programs (plugins, config tools, the shell) get the parameters on
 	// stdin and the step in their environment; file built-ins need neither.
-	if b, builtin := ex.(builtinExec); !builtin || b.kind == kindShell {
+	if b, builtin := ex.(builtinExec); !builtin || b.kind == agenttool.Shell {
 		c.env = append(r.env[:len(r.env):len(r.env)], "CTX_STEP_INDEX="+strconv.Itoa(s.Index), "CTX_TOOL="+s.Tool)
 		c.stdin = append(append(make([]byte, 0, len(raw)+1), raw...), '\n')
 		r.ran = true

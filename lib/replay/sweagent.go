@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // SWE-agent's commands, run as SWE-agent's tool bundles run them
@@ -26,13 +28,17 @@ import (
 // paths, so these are written as converters write such paths inside text:
 // "." for the working directory, "./a/b.py" below it.
 
-// sweCommands are the SWE-agent commands replay runs; submit is known and
-// has no executor (sweMissing).
+// sweCommands are the SWE-agent commands replay runs: all of
+// agenttool.SWESignatures but those it knows it cannot run (sweMissing).
 func sweCommands() map[string]bool {
-	return map[string]bool{
-		"open": true, "goto": true, "scroll_up": true, "scroll_down": true, "create": true,
-		"edit": true, "insert": true, "find_file": true, "search_dir": true, "search_file": true,
+	run := map[string]bool{}
+	missing := sweMissing()
+	for name := range agenttool.SWESignatures() {
+		if missing[name] == "" {
+			run[name] = true
+		}
 	}
+	return run
 }
 
 // sweMissing are SWE-agent commands replay knows it cannot run, with why.
@@ -41,22 +47,6 @@ func sweMissing() map[string]string {
 		"submit": "SWE-agent's submit writes the git diff of the task's repository against its base commit, which a pack does not hold",
 	}
 }
-
-// sweArgs are the parameter names of each command, in the order of its
-// signature, as function-calling trajectories give them.
-func sweArgs() map[string][]string {
-	return map[string][]string{
-		"open": {"path", "line_number"}, "goto": {"line_number"}, "create": {"filename"},
-		"scroll_up": {}, "scroll_down": {}, "insert": {"text", "line"},
-		"find_file": {"file_name", "dir"}, "search_dir": {"search_term", "dir"}, "search_file": {"search_term", "file"},
-	}
-}
-
-// The window of SWE-agent's shipped configurations.
-const (
-	sweWindow  = 100
-	sweOverlap = 2
-)
 
 // sweState is SWE-agent's registry for one replay: CURRENT_FILE and
 // FIRST_LINE.
@@ -123,17 +113,17 @@ func sweParse(cmd string, p params) (sweInvocation, error) {
 		inv.args = all
 		return inv, nil
 	}
-	names := sweArgs()[cmd]
+	names := agenttool.SWEArgNames(cmd)
 	if cmd == "edit" {
+		start, end, replacement := agenttool.SWELineEditArgs()
 		switch {
 		case p["search"] != nil:
-			names = []string{"search", "replace", "replace-all"}
-		case p["start_line"] != nil:
-			a, err := pyArgs(p, []string{"start_line", "end_line"})
+		case p[start] != nil:
+			a, err := pyArgs(p, []string{start, end})
 			if err != nil || len(a) != 2 {
-				return inv, errors.New("parameters: a line-range edit needs start_line and end_line")
+				return inv, fmt.Errorf("parameters: a line-range edit needs %s and %s", start, end)
 			}
-			text, _ := pyArgs(p, []string{"replacement_text"})
+			text, _ := pyArgs(p, []string{replacement})
 			inv.args, inv.hasBody = []string{a[0] + ":" + a[1]}, true
 			if len(text) == 1 {
 				inv.body = untilEnd(strings.Split(text[0], "\n"))
@@ -301,15 +291,15 @@ func (f *sweFile) lines() int { return pyLineCount(f.text) }
 
 // setFirst is the first_line setter: truncated, then held to the file.
 func (f *sweFile) setFirst(v float64) {
-	f.st.first = max(0, min(int(v), f.lines()-sweWindow))
+	f.st.first = max(0, min(int(v), f.lines()-agenttool.SWEWindow))
 }
 
 // goTo is goto(line, mode="top"): the line a sixth of the window down.
-func (f *sweFile) goTo(line int) { f.setFirst(float64(line) - sweWindow*(1.0/6)) }
+func (f *sweFile) goTo(line int) { f.setFirst(float64(line) - agenttool.SWEWindow*(1.0/6)) }
 
 // lineRange is the first and last line shown, from 0.
 func (f *sweFile) lineRange() (int, int) {
-	return f.st.first, min(f.st.first+sweWindow-1, f.lines()-1)
+	return f.st.first, min(f.st.first+agenttool.SWEWindow-1, f.lines()-1)
 }
 
 // windowText is get_window_text.
@@ -468,9 +458,9 @@ func (e sweExec) scroll(c *call) (string, error) {
 		return "", err
 	}
 	if e.cmd == "scroll_down" {
-		f.setFirst(float64(f.st.first + sweWindow - sweOverlap))
+		f.setFirst(float64(f.st.first + agenttool.SWEWindow - agenttool.SWEOverlap))
 	} else {
-		f.setFirst(float64(f.st.first - sweWindow + sweOverlap))
+		f.setFirst(float64(f.st.first - agenttool.SWEWindow + agenttool.SWEOverlap))
 	}
 	return f.shown(c, ""), nil
 }

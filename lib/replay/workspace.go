@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/contextsubstrate/ctx/lib/beneath"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/replaystream"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -25,7 +26,7 @@ import (
 type Workspace struct {
 	dir  string // absolute, symlinks resolved
 	root *os.Root
-	fast *beneath // openat2 on Linux
+	fast *beneath.Dir // openat2 on Linux; nil if the directory would not open
 	temp bool
 	// guard is the resolved path of a store that lies inside a --workdir
 	// tree; no step may reach it, even through a symlink in the tree.
@@ -93,7 +94,8 @@ func openWorkspace(dir, storeDir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workdir %s: %v", dir, text.UnwrapPath(err))
 	}
-	w := &Workspace{dir: real, root: root, fast: openBeneath(real), unavailable: map[string]string{}, made: map[string]bool{}}
+	fast, _ := beneath.Open(real, beneath.Inside) // os.Root says why, if it matters
+	w := &Workspace{dir: real, root: root, fast: fast, unavailable: map[string]string{}, made: map[string]bool{}}
 	if storeDir != "" {
 		if s, err := filepath.Abs(storeDir); err == nil {
 			if s, err := filepath.EvalSymlinks(s); err == nil && within(real, s) {
@@ -113,14 +115,17 @@ func (w *Workspace) Temporary() bool { return w.temp }
 
 // Close releases the workspace's directory handles.
 func (w *Workspace) Close() error {
-	w.fast.close()
+	w.fast.Close()
 	return w.root.Close()
 }
 
 // openFile opens rel under the workspace, never outside it.
 func (w *Workspace) openFile(rel string, flag int, perm os.FileMode) (*os.File, error) {
-	if f, err, ok := w.fast.open(rel, flag, perm); ok {
-		return f, err
+	if fd, err, ok := w.fast.OpenFD(rel, flag, perm); ok {
+		if err != nil {
+			return nil, &os.PathError{Op: "openat2", Path: rel, Err: err}
+		}
+		return os.NewFile(uintptr(fd), filepath.Join(w.dir, rel)), nil
 	}
 	return w.root.OpenFile(rel, flag, perm)
 }
@@ -259,7 +264,7 @@ func (w *Workspace) opError(rel string, err error) error {
 			return &wsError{rel + " leads outside the workspace through a symlink", err}
 		}
 		return &wsError{rel + ": no such file in the workspace", err}
-	case escapeErr(err) || w.escapes(rel) || strings.Contains(err.Error(), "escapes from parent"):
+	case beneath.IsEscape(err) || w.escapes(rel) || strings.Contains(err.Error(), "escapes from parent"):
 		return &wsError{rel + " leads outside the workspace through a symlink", err}
 	}
 	return &wsError{fmt.Sprintf("%s: %v", rel, text.UnwrapPath(err)), err}
@@ -278,7 +283,7 @@ func (e *wsError) Unwrap() error { return e.err }
 // named pipe from blocking the replay; anything but a regular file is
 // refused.
 func (w *Workspace) openRead(rel string) (io.ReadCloser, error) {
-	rc, mode, err, ok := w.fast.openRead(rel)
+	rc, mode, err, ok := w.openReadFast(rel)
 	if !ok {
 		rc, mode, err = w.openReadRoot(rel)
 	}

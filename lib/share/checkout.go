@@ -14,8 +14,8 @@ import (
 	"sync"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
 	"github.com/contextsubstrate/ctx/lib/store"
-	"github.com/contextsubstrate/ctx/lib/verify"
 )
 
 // CheckoutOptions choose what ctx checkout writes.
@@ -279,12 +279,12 @@ func (w *checkout) write() (*CheckoutResult, error) {
 			}
 		}
 		if it.sidecar {
-			data, err := verify.EncodeSidecar(verify.NewSidecar(w.m, it.output))
+			data, err := sidecar.Encode(sidecar.New(w.m, it.output))
 			if err == nil {
 				s.sidecar, err = w.stage(d, func(f *os.File) error { _, err := f.Write(data); return err })
 			}
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", it.name+verify.SidecarSuffix, err)
+				return nil, fmt.Errorf("%s: %w", it.name+sidecar.Suffix, err)
 			}
 		}
 		all = append(all, s)
@@ -303,10 +303,10 @@ func (w *checkout) write() (*CheckoutResult, error) {
 			res.Written = append(res.Written, s.it.name)
 		}
 		if s.sidecar != "" {
-			if err := w.place(s.d, s.sidecar, s.it.base+verify.SidecarSuffix, s.it.sidecarOld); err != nil {
-				return nil, w.placeError(s.d, &item{name: s.it.name + verify.SidecarSuffix}, err)
+			if err := w.place(s.d, s.sidecar, s.it.base+sidecar.Suffix, s.it.sidecarOld); err != nil {
+				return nil, w.placeError(s.d, &item{name: s.it.name + sidecar.Suffix}, err)
 			}
-			res.Sidecars = append(res.Sidecars, s.it.name+verify.SidecarSuffix)
+			res.Sidecars = append(res.Sidecars, s.it.name+sidecar.Suffix)
 		}
 	}
 	w.mu.Lock()
@@ -484,8 +484,8 @@ func plan(m *pack.Manifest, dir string, opts CheckoutOptions) ([]item, error) {
 				bad = append(bad, fmt.Sprintf("name %q needs %q to be a directory, but the pack also has a file of that name", it.name, p))
 			}
 		}
-		if opts.Outputs && names[it.name+verify.SidecarSuffix] {
-			bad = append(bad, fmt.Sprintf("output %q would be overwritten by the sidecar of output %q", it.name+verify.SidecarSuffix, it.name))
+		if opts.Outputs && names[it.name+sidecar.Suffix] {
+			bad = append(bad, fmt.Sprintf("output %q would be overwritten by the sidecar of output %q", it.name+sidecar.Suffix, it.name))
 		}
 	}
 	if len(bad) > 0 {
@@ -569,16 +569,12 @@ func (w *checkout) inspect(opts CheckoutOptions) error {
 	return nil
 }
 
-// maxSidecar bounds what is read to see whether a file is a sidecar (a
-// real one is a few KiB).
-const maxSidecar = 16 << 20
-
 // inspectSidecar decides whether the sidecar of an output needs writing.
 // A sidecar that says something else is replaced only with --force; a file
 // there that is not a sidecar never is.
 func (w *checkout) inspectSidecar(d *store.OutDir, it *item, add func(string, string, bool)) error {
-	name := it.name + verify.SidecarSuffix
-	fi, err := d.Lstat(it.base + verify.SidecarSuffix)
+	name := it.name + sidecar.Suffix
+	fi, err := d.Lstat(it.base + sidecar.Suffix)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
@@ -590,23 +586,23 @@ func (w *checkout) inspectSidecar(d *store.OutDir, it *item, add func(string, st
 		return nil
 	}
 	it.sidecarOld = true
-	f, err := d.OpenRead(it.base + verify.SidecarSuffix)
+	f, err := d.OpenRead(it.base + sidecar.Suffix)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSidecar+1))
+	b, err := io.ReadAll(io.LimitReader(f, sidecar.MaxSize+1))
 	if err != nil {
 		return err
 	}
-	sc, err := verify.ParseSidecar(b)
+	sc, err := sidecar.Parse(b)
 	switch {
-	case len(b) > maxSidecar || errors.Is(err, verify.ErrNotSidecar):
+	case len(b) > sidecar.MaxSize || errors.Is(err, sidecar.ErrNotSidecar):
 		add(name, "exists and is not a ctx sidecar", false)
 		it.sidecar = false
 	case err != nil:
 		return err
-	case reflect.DeepEqual(sc, verify.NewSidecar(w.m, it.output)):
+	case reflect.DeepEqual(sc, sidecar.New(w.m, it.output)):
 		it.sidecar = false
 	default:
 		add(name, fmt.Sprintf("is the sidecar of another pack (%s)", sc.ContextPack), true)

@@ -80,8 +80,10 @@ type record struct {
 	Refs    []string    `json:"refs"`
 }
 
-// Write writes the list: one line per pack, the hash in colour when color
-// is set, or with asJSON one NDJSON record per pack.
+// Write writes the list: one line per pack (hash, recorded time or "time
+// unknown", model, steps, parent, refs, and last the subject, as git log
+// --oneline ends with it), the hash in colour when color is set, or with
+// asJSON one NDJSON record per pack.
 func (l *Log) Write(out io.Writer, asJSON, color bool) error {
 	entries, refs := l.Entries, l.Refs
 	w := bufio.NewWriterSize(out, 64<<10)
@@ -127,6 +129,15 @@ func (l *Log) Write(out io.Writer, asJSON, color bool) error {
 		} else {
 			line = append(line, " steps"...)
 		}
+		if e.Rejected > 0 {
+			line = append(line, " ("...)
+			line = strconv.AppendInt(line, int64(e.Rejected), 10)
+			line = append(line, " rejected)"...)
+		}
+		if e.End != "" {
+			line = append(line, "  ended "...)
+			line = append(line, printable(e.End)...)
+		}
 		if e.Parent != nil {
 			line = append(line, "  parent "...)
 			line = appendShort(line, *e.Parent, false)
@@ -134,6 +145,10 @@ func (l *Log) Write(out io.Writer, asJSON, color bool) error {
 		if r := refs[e.Hash]; len(r) > 0 {
 			line = append(line, "  "...)
 			line = append(line, text.Paint(color, "36", decorate(r))...)
+		}
+		if e.Subject != "" {
+			line = append(line, "  "...)
+			line = append(line, printable(e.Subject)...)
 		}
 		line = append(bytes.TrimRight(line, " "), '\n')
 		if _, err := w.Write(line); err != nil {

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -91,6 +92,7 @@ func Parse(h store.Hash, raw []byte) (*pack.Manifest, error) {
 type Pack struct {
 	*pack.Manifest
 	Steps        int
+	Rejected     int // steps refused before they ran
 	toolW, typeW int
 	each         func(fn func(*pack.Step) error) error
 }
@@ -131,6 +133,9 @@ func InMemory(m *pack.Manifest) *Pack {
 func (p *Pack) measure(s *pack.Step) error {
 	p.toolW = max(p.toolW, min(utf8.RuneCountInString(s.Tool), 24))
 	p.typeW = max(p.typeW, utf8.RuneCountInString(s.Type))
+	if s.Outcome == pack.OutcomeRejected {
+		p.Rejected++
+	}
 	return nil
 }
 
@@ -162,6 +167,9 @@ func Summary(w io.Writer, st *store.Store, p *Pack, paint func(code, s string) s
 	if m.Parent != nil {
 		fmt.Fprintf(w, "parent   %s\n", m.Parent)
 	}
+	if line := RunLine(m); line != "" {
+		fmt.Fprintf(w, "run      %s\n", line)
+	}
 	if m.SystemPrompt != nil {
 		line, n := blob(*m.SystemPrompt)
 		fmt.Fprintf(w, "system   %s %s\n", line, dim(text.Size(n)))
@@ -184,7 +192,11 @@ func Summary(w io.Writer, st *store.Store, p *Pack, paint func(code, s string) s
 		fmt.Fprintf(w, "  %-*s  %9s  %s\n", width, f.Name, text.Size(f.Size), dim(f.ContentRef.Short()))
 	}
 
-	fmt.Fprintf(w, "\n%s (%d)\n", bold("steps"), p.Steps)
+	if p.Rejected > 0 {
+		fmt.Fprintf(w, "\n%s (%d, %d rejected)\n", bold("steps"), p.Steps, p.Rejected)
+	} else {
+		fmt.Fprintf(w, "\n%s (%d)\n", bold("steps"), p.Steps)
+	}
 	if p.Steps > 0 {
 		toolW, typeW := p.toolW, p.typeW
 		idxW := len(fmt.Sprint(p.Steps - 1))
@@ -193,6 +205,11 @@ func Summary(w io.Writer, st *store.Store, p *Pack, paint func(code, s string) s
 			out := "-"
 			if s.OutputSize != nil {
 				out = text.Size(*s.OutputSize)
+			}
+			// A refused call never ran: its output is the refusal, and
+			// the mark says so where the eye looks for what it gave.
+			if s.Outcome == pack.OutcomeRejected {
+				out = "rejected"
 			}
 			det := "no"
 			if s.Deterministic {
@@ -329,14 +346,14 @@ type member struct {
 // other, which params decodes with encoding/json. raw comes from a parsed
 // manifest, so it is valid JSON.
 func plainMembers(raw []byte) ([]member, bool) {
-	i := skipSpace(raw, 0)
+	i := jcs.SkipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
 	var out []member
-	i = skipSpace(raw, i+1)
+	i = jcs.SkipSpace(raw, i+1)
 	if i < len(raw) && raw[i] == '}' {
-		return out, skipSpace(raw, i+1) == len(raw)
+		return out, jcs.SkipSpace(raw, i+1) == len(raw)
 	}
 	for i < len(raw) && raw[i] == '"' {
 		end := bytes.IndexByte(raw[i+1:], '"')
@@ -347,22 +364,22 @@ func plainMembers(raw []byte) ([]member, bool) {
 		if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
 			return nil, false
 		}
-		i = skipSpace(raw, i+end+2)
+		i = jcs.SkipSpace(raw, i+end+2)
 		if i >= len(raw) || raw[i] != ':' {
 			return nil, false
 		}
-		start := skipSpace(raw, i+1)
-		stop, ok := valueEnd(raw, start)
-		if !ok {
+		start := jcs.SkipSpace(raw, i+1)
+		stop := jcs.ValueEnd(raw, start)
+		if stop < 0 {
 			return nil, false
 		}
-		out = append(out, member{string(key), bytes.TrimRight(raw[start:stop], " \t\r\n")})
-		i = skipSpace(raw, stop)
+		out = append(out, member{string(key), raw[start:stop]})
+		i = jcs.SkipSpace(raw, stop)
 		if i < len(raw) && raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jcs.SkipSpace(raw, i+1)
 			continue
 		}
-		if i >= len(raw) || raw[i] != '}' || skipSpace(raw, i+1) != len(raw) {
+		if i >= len(raw) || raw[i] != '}' || jcs.SkipSpace(raw, i+1) != len(raw) {
 			return nil, false
 		}
 		sort.Slice(out, func(a, b int) bool { return out[a].key < out[b].key })
@@ -376,43 +393,47 @@ func plainMembers(raw []byte) ([]member, bool) {
 	return nil, false
 }
 
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// valueEnd returns where the value starting at i ends: at the comma or
-// brace that closes it at depth 0.
-func valueEnd(b []byte, i int) (int, bool) {
-	depth := 0
-	for i < len(b) {
-		switch b[i] {
-		case '"':
-			i++
-			for i < len(b) && b[i] != '"' {
-				if b[i] == '\\' {
-					i++
-				}
-				i++
-			}
-			if i >= len(b) {
-				return 0, false
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 {
-				return i, true
-			}
-			depth--
-		case ',':
-			if depth == 0 {
-				return i, true
-			}
+// RunLine says in one line which task a run was, how it was judged and
+// how it ended, as far as its manifest says: "task django__django-11099
+// epoch 2, passed (score 1, results.json), ended iteration_limit: Agent
+// reached maximum iteration"; "" when it says none of it.
+func RunLine(m *pack.Manifest) string {
+	var parts []string
+	if t := m.Task; t != nil {
+		s := "task " + t.ID
+		if t.Epoch > 0 {
+			s += fmt.Sprintf(" epoch %d", t.Epoch)
 		}
-		i++
+		parts = append(parts, s)
 	}
-	return 0, false
+	if o := m.Outcome; o != nil {
+		var s string
+		switch {
+		case o.Passed == nil:
+			s = "judged"
+		case *o.Passed:
+			s = "passed"
+		default:
+			s = "failed"
+		}
+		var why []string
+		if len(o.Score) > 0 {
+			why = append(why, "score "+strings.Trim(string(o.Score), `"`))
+		}
+		if o.Source != "" {
+			why = append(why, o.Source)
+		}
+		if len(why) > 0 {
+			s += " (" + strings.Join(why, ", ") + ")"
+		}
+		parts = append(parts, s)
+	}
+	if e := m.End; e != nil {
+		s := "ended " + e.State
+		if e.Message != "" {
+			s += ": " + text.Clip(e.Message, 100)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }

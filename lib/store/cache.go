@@ -106,7 +106,8 @@ func (s *Store) HasObjects() (bool, error) {
 			return true, nil
 		}
 	}
-	return false, nil
+	files, err := s.packedFiles()
+	return len(files) > 0, err
 }
 
 func nonEmptyDir(dir string) bool {

@@ -3,6 +3,7 @@ package store
 import (
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 // WriteIndexes writes several index entries at once, for imports and
@@ -25,17 +26,54 @@ func (s *Store) WriteIndexes(entries map[Hash][]byte) error {
 			os.Remove(t)
 		}
 	}()
+	// Creating the files is most of the cost (an inode each), which the
+	// filesystem does for several goroutines at once.
+	type made struct {
+		h    Hash
+		name string
+		err  error
+	}
+	work := make(chan Hash)
+	out := make(chan made)
+	var wg sync.WaitGroup
+	for range min(readers(), len(entries)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for h := range work {
+				f, err := s.writeTempIn(dir, ".tmp-", entries[h], 0o666)
+				m := made{h: h, err: err}
+				if err == nil {
+					m.name = f.Name()
+					if err := f.Close(); err != nil {
+						m.err = err
+					}
+				}
+				out <- m
+			}
+		}()
+	}
+	go func() {
+		for h := range entries {
+			work <- h
+		}
+		close(work)
+		wg.Wait()
+		close(out)
+	}()
 	files := make([]string, 0, len(entries))
-	for h, b := range entries {
-		f, err := s.writeTempIn(dir, ".tmp-", b, 0o666)
-		if err != nil {
-			return err
+	var first error
+	for m := range out {
+		if m.name != "" {
+			tmps[m.h] = m.name
+			files = append(files, m.name)
 		}
-		tmps[h] = f.Name()
-		files = append(files, f.Name())
-		if err := f.Close(); err != nil {
-			return err
+		if m.err != nil && first == nil {
+			first = m.err
 		}
+	}
+	if first != nil {
+		return first
 	}
 	if err := s.fault(faultSync, dir, 0); err != nil {
 		return err

@@ -24,7 +24,8 @@ func (e *DirError) Error() string { return fmt.Sprintf("%s: %v", e.Dir, e.Err) }
 func (e *DirError) Unwrap() error { return e.Err }
 
 // ObjectNames returns every name under objects/ that is an object's
-// (objects/ab/<62 lower-case hex>), without reading or stating the files,
+// (objects/ab/<62 lower-case hex>, and the objects of objects/packed/),
+// without reading or stating the files,
 // and the directories it could not list (a symlink planted for one is never
 // followed). It fails only when objects/ itself cannot be read.
 func (s *Store) ObjectNames() ([]Hash, []*DirError, error) {
@@ -59,6 +60,23 @@ func (s *Store) ObjectNames() ([]Hash, []*DirError, error) {
 			}
 		}
 	}
+	// And the packed ones not also loose.
+	packed, pbad, err := s.PackedNames()
+	if err != nil {
+		bad = append(bad, &DirError{Dir: packedDir, Err: err})
+	}
+	bad = append(bad, pbad...)
+	if len(packed) > 0 {
+		loose := make(map[Hash]bool, len(out))
+		for _, h := range out {
+			loose[h] = true
+		}
+		for h := range packed {
+			if !loose[h] {
+				out = append(out, h)
+			}
+		}
+	}
 	return out, bad, nil
 }
 
@@ -68,8 +86,17 @@ func (s *Store) ObjectNames() ([]Hash, []*DirError, error) {
 // starts. A file that is not a regular file gives a *CorruptError, an
 // absent one a *NotFoundError.
 func (s *Store) Peek(h Hash, n int) (size int64, stored time.Time, head []byte, err error) {
-	f, fi, err := s.openRegular(h)
-	if err != nil {
+	var f io.ReadCloser
+	lf, fi, err := s.openRegular(h)
+	switch {
+	case err == nil:
+		f, size, stored = lf, fi.Size(), fi.ModTime()
+	case errors.Is(err, ErrNotFound):
+		// A packed object was stored when its .idx was.
+		if f, size, stored, err = s.openPacked(h); err != nil {
+			return 0, time.Time{}, nil, err
+		}
+	default:
 		return 0, time.Time{}, nil, err
 	}
 	defer f.Close()
@@ -78,7 +105,7 @@ func (s *Store) Peek(h Hash, n int) (size int64, stored time.Time, head []byte, 
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return 0, time.Time{}, nil, err
 	}
-	return fi.Size(), fi.ModTime(), head[:m], nil
+	return size, stored, head[:m], nil
 }
 
 // AttestationLinks returns every link of attestations/: for each pack, the

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/contextsubstrate/ctx/lib/beneath"
 	"golang.org/x/sys/unix"
 )
 
@@ -19,6 +20,9 @@ type OutDir struct {
 	path string // for messages: the directory as the caller named it
 	rel  string // relative to the top OutDir, "" for the top
 	fd   int
+	// beneath opens below fd in one call where the system can, refusing
+	// every symlink on the way.
+	beneath *beneath.Dir
 }
 
 // OpenOutDir opens the existing directory at path, which the user named:
@@ -31,7 +35,7 @@ func OpenOutDir(path string) (*OutDir, error) {
 		}
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	return &OutDir{path: path, fd: fd}, nil
+	return &OutDir{path: path, fd: fd, beneath: beneath.At(fd, beneath.None)}, nil
 }
 
 // Path returns the directory's path, for messages.
@@ -55,15 +59,16 @@ func (d *OutDir) Sub(rel string, create bool) (*OutDir, []string, error) {
 			return nil, nil, err
 		}
 		unix.CloseOnExec(fd)
-		return &OutDir{path: d.path, rel: d.rel, fd: fd}, nil, nil
+		return &OutDir{path: d.path, rel: d.rel, fd: fd, beneath: d.beneath.Sub(fd)}, nil, nil
 	}
-	if fd, err, ok := openat2Dir(d.fd, rel); ok && err == nil {
+	if fd, err, ok := d.beneath.OpenFD(rel, unix.O_RDONLY|unix.O_DIRECTORY, 0); ok && err == nil {
 		return d.sub(rel, fd), nil, nil
 	} else if ok && errors.Is(err, unix.ENOENT) && !create {
 		return nil, nil, &os.PathError{Op: "open", Path: d.full(rel), Err: fs.ErrNotExist}
 	}
 	// One element at a time: where openat2 is missing, to make what is
-	// missing, and to say which element is in the way.
+	// missing, and to say which element is in the way (ELOOP, ENOTDIR and
+	// EXDEV from openat2 do not).
 	cur := d.fd
 	var made []string
 	closeCur := func() {
@@ -107,7 +112,7 @@ func (d *OutDir) Sub(rel string, create bool) (*OutDir, []string, error) {
 }
 
 func (d *OutDir) sub(rel string, fd int) *OutDir {
-	return &OutDir{path: d.full(rel), rel: joinRel(d.rel, rel), fd: fd}
+	return &OutDir{path: d.full(rel), rel: joinRel(d.rel, rel), fd: fd, beneath: d.beneath.Sub(fd)}
 }
 
 // Lstat returns what name is in d, not following a symlink.

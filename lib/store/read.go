@@ -72,7 +72,7 @@ func regular(f *os.File, notRegular func() error) (*os.File, fs.FileInfo, error)
 // Read returns a *CorruptError instead of io.EOF when the bytes do not match
 // the name, so nobody can consume a damaged object without being told.
 type Object struct {
-	f    *os.File
+	f    io.ReadCloser // the loose file, or a section of a packed file
 	want Hash
 	h    hash.Hash
 	size int64
@@ -134,6 +134,13 @@ func (o *Object) Close() error { return o.f.Close() }
 // without following symlinks.
 func (s *Store) Open(h Hash) (*Object, error) {
 	f, fi, err := s.openRegular(h)
+	if errors.Is(err, ErrNotFound) {
+		r, size, _, err := s.openPacked(h)
+		if err != nil {
+			return nil, err
+		}
+		return &Object{f: r, want: h, h: sha256.New(), size: size}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -161,12 +168,21 @@ func (s *Store) openRegular(h Hash) (*os.File, os.FileInfo, error) {
 // ReadAll returns the verified bytes of object h. Use it for small objects
 // (manifests, prompts); stream large ones with Open.
 func (s *Store) ReadAll(h Hash) ([]byte, error) {
-	f, fi, err := s.openRegular(h)
-	if err != nil {
+	var f io.ReadCloser
+	var size int64
+	lf, fi, err := s.openRegular(h)
+	switch {
+	case err == nil:
+		f, size = lf, fi.Size()
+	case errors.Is(err, ErrNotFound):
+		if f, size, _, err = s.openPacked(h); err != nil {
+			return nil, err
+		}
+	default:
 		return nil, err
 	}
 	defer f.Close()
-	b := make([]byte, fi.Size())
+	b := make([]byte, size)
 	if _, err := io.ReadFull(f, b); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			return nil, &CorruptError{Hash: h, Detail: "it shrank while being read"}
@@ -191,13 +207,29 @@ func (s *Store) Verify(h Hash) (int64, error) {
 }
 
 // Stat returns the size of object h without reading it, or a *NotFoundError.
-func (s *Store) Stat(h Hash) (int64, error) {
+func (s *Store) Stat(h Hash) (int64, error) { return s.stat(h, true) }
+
+// stat is Stat; a writer deduplicating passes sure false: an object
+// another writer packed a moment ago may then be missed (and stored
+// again, which is harmless), for one system call less per object.
+func (s *Store) stat(h Hash, sure bool) (int64, error) {
+	if !sure {
+		if present, decided := s.looseListed(h); decided && !present {
+			if n, ok := s.statPacked(h, false); ok {
+				return n, nil
+			}
+			return 0, &NotFoundError{Hash: h}
+		}
+	}
 	if fi, err := os.Lstat(filepath.Dir(s.objectPath(h))); err == nil && !fi.IsDir() {
 		return 0, &CorruptError{Hash: h, Detail: fmt.Sprintf("%s is not a directory (a symlink or file was planted in the store)", filepath.Dir(s.objectPath(h)))}
 	}
 	fi, err := os.Lstat(s.objectPath(h))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+			if n, ok := s.statPacked(h, sure); ok {
+				return n, nil
+			}
 			return 0, &NotFoundError{Hash: h}
 		}
 		return 0, err

@@ -50,19 +50,24 @@ func (s *Store) ReadRef(ref string) (Hash, error) {
 			return Hash{}, err
 		}
 	}
-	p := s.refPath(ref)
+	return s.readRefAt(s.refPath(ref), fmt.Sprintf("ref %q", ref))
+}
+
+// readRefAt reads the hash the ref file p holds; label names the ref in
+// errors (`ref "latest"`, `suite "nightly"`).
+func (s *Store) readRefAt(p, label string) (Hash, error) {
 	if err := s.CheckDir(filepath.Dir(p)); err != nil {
-		return Hash{}, fmt.Errorf("ref %q: %w", ref, err)
+		return Hash{}, fmt.Errorf("%s: %w", label, err)
 	}
 	fi, err := os.Lstat(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return Hash{}, notFoundf("ref %q not found", ref)
+			return Hash{}, notFoundf("%s not found", label)
 		}
 		return Hash{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return Hash{}, fmt.Errorf("ref %q is not a regular file (%s): the store never follows links", ref, p)
+		return Hash{}, fmt.Errorf("%s is not a regular file (%s): the store never follows links", label, p)
 	}
 	b, err := os.ReadFile(p)
 	if err != nil {
@@ -70,7 +75,7 @@ func (s *Store) ReadRef(ref string) (Hash, error) {
 	}
 	h, err := ParseHex(strings.TrimSpace(string(b)))
 	if err != nil {
-		return Hash{}, fmt.Errorf("ref %q is damaged: %s does not hold a hash", ref, p)
+		return Hash{}, fmt.Errorf("%s is damaged: %s does not hold a hash", label, p)
 	}
 	return h, nil
 }
@@ -83,7 +88,11 @@ func (s *Store) WriteRef(ref string, h Hash) error {
 			return err
 		}
 	}
-	p := s.refPath(ref)
+	return s.writeRefAt(s.refPath(ref), h)
+}
+
+// writeRefAt points the ref file p at h.
+func (s *Store) writeRefAt(p string, h Hash) error {
 	if err := s.CheckDir(filepath.Dir(p)); err != nil {
 		return err
 	}

@@ -61,7 +61,7 @@ func (s *Store) resolve(name, what string, packs bool) (Hash, error) {
 	case !explicit && name == LatestRef:
 		h, err := s.ReadRef(LatestRef)
 		if errors.Is(err, ErrNotFound) {
-			return Hash{}, fmt.Errorf("no pack is named latest yet: the store has no packs (run 'ctx pack')")
+			return Hash{}, s.noLatest()
 		}
 		return h, err
 	case isHex(hx) && len(hx) == 64:
@@ -136,11 +136,22 @@ func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {
 		return nil, err
 	}
 	var out []Hash
+	seen := map[Hash]bool{}
 	for _, n := range names {
 		if strings.HasPrefix(prefix[:2]+n, prefix) {
 			if h, err := ParseHex(prefix[:2] + n); err == nil {
 				out = append(out, h)
+				seen[h] = true
 			}
+		}
+	}
+	// And the packed objects (packed.go).
+	s.packed.mu.Lock()
+	defer s.packed.mu.Unlock()
+	s.refreshPacked(true)
+	for h := range s.packed.byHash {
+		if !seen[h] && strings.HasPrefix(h.Hex(), prefix) {
+			out = append(out, h)
 		}
 	}
 	return out, nil
@@ -156,4 +167,14 @@ func (e *notFound) Is(target error) bool { return target == ErrNotFound }
 
 func notFoundf(format string, args ...any) error {
 	return &notFound{msg: fmt.Sprintf(format, args...)}
+}
+
+// noLatest says why "latest" names nothing: the store has no packs, or
+// refs/latest is missing while the index has some (a store from before
+// import and pull set it, or a ref removed by hand).
+func (s *Store) noLatest() error {
+	if packs, err := s.IndexedPacks(); err == nil && len(packs) > 0 {
+		return fmt.Errorf("no pack is named latest: refs/latest is missing, but the index has %d pack(s); name one by hash or tag ('ctx log' lists them)", len(packs))
+	}
+	return fmt.Errorf("no pack is named latest yet: the store has no packs (run 'ctx pack')")
 }

@@ -33,11 +33,8 @@ func (t *Tree) statID(rel string) (statEntry, bool) {
 	if rel == "" || strings.HasPrefix(rel, "/") {
 		return statEntry{}, false
 	}
-	fd, err := unix.Openat2(int(t.dir.Fd()), filepath.FromSlash(rel), &unix.OpenHow{
-		Flags:   unix.O_PATH | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
-	})
-	if err != nil {
+	fd, err, ok := t.dir.OpenFD(filepath.FromSlash(rel), unix.O_PATH, 0)
+	if !ok || err != nil {
 		return statEntry{}, false
 	}
 	defer unix.Close(fd)

@@ -36,6 +36,7 @@ type Store struct {
 	shared bool      // config.json says "shared": "group" (perm.go)
 	faults faultHook // nil but in tests: see fault.go
 	wl     writeLock // this process's hold of gc.lock (writelock.go)
+	packed packedSet // what is known of objects/packed/ (packed.go)
 }
 
 // Root returns the path of the .ctx directory.

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/beneath"
 )
 
 // ErrEscapes is matched (errors.Is) by an attempt to open a file of a Tree
@@ -21,13 +23,13 @@ var ErrEscapes = errors.New("leads outside the directory")
 type Tree struct {
 	path string
 	abs  string // path made absolute, for the stat cache
-	dir  *os.File
+	dir  *beneath.Dir
 	root *os.Root
 }
 
 // OpenTree opens the directory at path.
 func OpenTree(path string) (*Tree, error) {
-	dir, err := os.Open(path)
+	dir, err := beneath.Open(path, beneath.Inside)
 	if err != nil {
 		return nil, err
 	}

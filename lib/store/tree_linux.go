@@ -1,10 +1,10 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
+	"github.com/contextsubstrate/ctx/lib/beneath"
 	"golang.org/x/sys/unix"
 )
 
@@ -12,11 +12,10 @@ import (
 // RESOLVE_BENEATH), falling back to os.Root where the kernel or a seccomp
 // filter refuses openat2.
 func (t *Tree) openBeneath(rel string) (*os.File, error) {
-	fd, err := unix.Openat2(int(t.dir.Fd()), rel, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_CLOEXEC | unix.O_NOCTTY | unix.O_NONBLOCK,
-		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
-	})
+	fd, err, ok := t.dir.OpenFD(rel, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK, 0)
 	switch {
+	case !ok:
+		return t.root.Open(rel)
 	case err == nil:
 		// O_NONBLOCK keeps a FIFO planted in the tree from hanging the
 		// open; regular files ignore it, so clear it for plain reads.
@@ -25,10 +24,8 @@ func (t *Tree) openBeneath(rel string) (*os.File, error) {
 			return nil, err
 		}
 		return os.NewFile(uintptr(fd), rel), nil
-	case errors.Is(err, unix.EXDEV):
+	case beneath.IsEscape(err):
 		return nil, fmt.Errorf("%s: %w", rel, ErrEscapes)
-	case errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM):
-		return t.root.Open(rel)
 	}
 	return nil, &os.PathError{Op: "open", Path: rel, Err: err}
 }

@@ -1,12 +1,14 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // EntryKind says what the layout makes of a path in the store, by where it
@@ -30,6 +32,14 @@ const (
 // the index; Hash is set.
 const KindRemoved = KindOther + 1
 
+// KindPacked is objects/packed/<64 hex>.pack or .idx: a file of packed
+// objects or its index (packed.go); Hash is the packed file's name.
+const KindPacked = KindOther + 2
+
+// KindSuite is refs/suites/NAME, the ref of a suite (ctx suite); Ref is
+// set.
+const KindSuite = KindOther + 3
+
 // String names the kind for messages.
 func (k EntryKind) String() string {
 	switch k {
@@ -51,6 +61,10 @@ func (k EntryKind) String() string {
 		return "stray file"
 	case KindRemoved:
 		return "mark of removal"
+	case KindPacked:
+		return "packed objects"
+	case KindSuite:
+		return "suite ref"
 	}
 	return "file"
 }
@@ -129,6 +143,17 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 	last := parts[len(parts)-1]
 	switch parts[0] {
 	case objectsDir:
+		if len(parts) == 3 && parts[1] == "packed" {
+			name, ok := strings.CutSuffix(last, packSuffix)
+			if !ok {
+				name, ok = strings.CutSuffix(last, idxSuffix)
+			}
+			if ok && isLowerHex(name, 64) {
+				h, _ = ParseHex(name)
+				return KindPacked, h, ""
+			}
+			return KindStray, h, ""
+		}
 		if len(parts) == 3 && isLowerHex(parts[1], 2) && isLowerHex(parts[2], 62) {
 			h, _ = ParseHex(parts[1] + parts[2])
 			return KindObject, h, ""
@@ -154,6 +179,10 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 			return KindTemp, h, ""
 		case len(parts) == 3 && parts[1] == "tags" && CheckTagName(last) == nil:
 			return KindRef, h, last
+		case len(parts) == 3 && parts[1] == "suites" && IsTempName(last):
+			return KindTemp, h, ""
+		case len(parts) == 3 && parts[1] == "suites" && CheckTagName(last) == nil:
+			return KindSuite, h, last
 		case len(parts) == 2 && IsTempName(last):
 			return KindTemp, h, ""
 		}
@@ -204,11 +233,11 @@ func layoutDir(rel string) bool {
 	parts := strings.Split(rel, "/")
 	switch parts[0] {
 	case objectsDir:
-		return len(parts) == 1 || len(parts) == 2 && isLowerHex(parts[1], 2)
+		return len(parts) == 1 || len(parts) == 2 && (isLowerHex(parts[1], 2) || parts[1] == "packed")
 	case packsDir, tmpDir, removedDir:
 		return len(parts) == 1
 	case refsDir:
-		return len(parts) == 1 || len(parts) == 2 && parts[1] == "tags"
+		return len(parts) == 1 || len(parts) == 2 && (parts[1] == "tags" || parts[1] == "suites")
 	case attestationsDir:
 		return len(parts) == 1 || len(parts) == 2 && isLowerHex(parts[1], 64)
 	case configFile:
@@ -225,8 +254,12 @@ func IsTempName(name string) bool { return strings.HasPrefix(name, ".tmp-") }
 // It refuses anything the layout does not call temporary and anything that
 // is not a regular file, so it can never delete an object, a ref or a
 // draft.
-func (s *Store) RemoveTemp(rel string) error {
-	if k, _, _ := Classify(rel); k != KindTemp || !fs.ValidPath(rel) {
+func (s *Store) RemoveTemp(rel string) error { return s.removeTemp(rel, false) }
+
+// removeTemp is RemoveTemp; alone, the caller holds the store alone (a
+// sweep), so no commit can be in progress.
+func (s *Store) removeTemp(rel string, alone bool) error {
+	if k, _, _ := Classify(rel); (k != KindTemp && !s.orphanPack(rel)) || !fs.ValidPath(rel) {
 		return fmt.Errorf("%s is not a temporary file of the store", rel)
 	}
 	p := filepath.Join(s.root, filepath.FromSlash(rel))
@@ -237,7 +270,25 @@ func (s *Store) RemoveTemp(rel string) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", rel)
 	}
+	if k, _, _ := Classify(rel); k == KindPacked && !alone && time.Since(fi.ModTime()) < staleElsewhere {
+		// A writer may be between its .pack and its .idx: written to
+		// last moments ago, it is not a leftover yet.
+		return fmt.Errorf("%s was written less than a minute ago: a commit may be in progress", rel)
+	}
 	return os.Remove(p)
+}
+
+// orphanPack reports whether rel is a packed file's .pack without its
+// .idx: what a write interrupted between the two renames leaves, whose
+// objects were never visible.
+func (s *Store) orphanPack(rel string) bool {
+	k, _, _ := Classify(rel)
+	idx, ok := strings.CutSuffix(rel, packSuffix)
+	if k != KindPacked || !ok {
+		return false
+	}
+	_, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(idx+idxSuffix)))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // isLowerHex reports whether s is exactly n lower-case hex digits, the only

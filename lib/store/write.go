@@ -51,6 +51,7 @@ type Batch struct {
 	known   map[Hash]bool // present before this batch
 	cache   *StatCache    // consulted and filled by PutFile; nil for none
 	unlock  func()        // releases the store's write lock, held from the first put (see hold)
+	pk      *packWriter   // with PackSmall: the packed file small objects go to
 
 	jobs    chan fileJob // files for the readers, started on first use
 	readers sync.WaitGroup
@@ -125,6 +126,21 @@ func (b *Batch) PutBytes(data []byte) (Hash, error) {
 func (b *Batch) putBytes(h Hash, data []byte) error {
 	if ok, err := b.present(h, int64(len(data))); err != nil || ok {
 		return err
+	}
+	if b.pk != nil && len(data) <= smallFile {
+		added, err := b.addPacked(h, data)
+		if err != nil {
+			return err
+		}
+		b.mu.Lock()
+		if added {
+			b.stats.Written++
+			b.stats.BytesWritten += int64(len(data))
+		} else {
+			b.stats.Reused++ // two goroutines stored it at once
+		}
+		b.mu.Unlock()
+		return nil
 	}
 	tmp, err := b.writeTemp(b.s.tempDirFor(h), func(w io.Writer) error { _, err := w.Write(data); return err })
 	if err != nil {
@@ -295,7 +311,7 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 		return false, err
 	}
 	b.mu.Lock()
-	if _, ok := b.pending[h]; ok {
+	if _, ok := b.pending[h]; ok || b.pk.holds(h) {
 		b.stats.Reused++
 		b.mu.Unlock()
 		return true, nil
@@ -303,7 +319,7 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 	known := b.known[h]
 	b.mu.Unlock()
 	if !known {
-		got, err := b.s.Stat(h)
+		got, err := b.s.stat(h, b.pk == nil)
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
 		}
@@ -485,9 +501,7 @@ func (b *Batch) CommitLast(last []Hash) error {
 	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if len(b.pending) == 0 {
-		return nil
-	}
+	defer b.pk.discard()
 	defer func() {
 		// Whatever happened, no temporary file of the batch stays.
 		for h, ref := range b.pending {
@@ -495,11 +509,25 @@ func (b *Batch) CommitLast(last []Hash) error {
 		}
 		b.pending = map[Hash]tempRef{}
 	}()
+	data, idx, name, err := b.pk.finish(b.s)
+	if err != nil {
+		return err
+	}
+	if len(b.pending) == 0 && name == "" {
+		return nil
+	}
+	if err := b.pk.closeData(); err != nil {
+		return &WriteError{Err: err}
+	}
 	if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
 		return err
 	}
-	if len(b.pending) <= fewSyncs || !syncfs(b.s.root) {
-		if err := syncStore(b.s.root, b.pendingFiles(), nil); err != nil {
+	files := b.pendingFiles()
+	if name != "" {
+		files = append(files, data, idx)
+	}
+	if len(files) <= fewSyncs || !syncfs(b.s.root) {
+		if err := syncStore(b.s.root, files, nil); err != nil {
 			return err
 		}
 	}
@@ -515,20 +543,33 @@ func (b *Batch) CommitLast(last []Hash) error {
 	if err := b.s.linkAll(first); err != nil {
 		return err
 	}
-	if len(second) > 0 {
+	if len(second) > 0 || name != "" {
+		// What follows may name these: they are durable first.
 		if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
 			return err
 		}
-		if err := syncStore(b.s.root, nil, b.s.objectDirs(first)); err != nil {
-			return err
+		if len(first) > 0 {
+			if err := syncStore(b.s.root, nil, b.s.objectDirs(first)); err != nil {
+				return err
+			}
 		}
-		b.pending = map[Hash]tempRef{}
-		if err := b.s.linkAll(second); err != nil {
-			return err
-		}
-		first = second
 	}
-	return syncStore(b.s.root, nil, b.s.objectDirs(first))
+	if name != "" {
+		if err := b.s.installPacked(data, idx, name); err != nil {
+			return err
+		}
+	}
+	if len(second) == 0 {
+		if name != "" {
+			return nil // first's directories were synced above
+		}
+		return syncStore(b.s.root, nil, b.s.objectDirs(first))
+	}
+	b.pending = map[Hash]tempRef{}
+	if err := b.s.linkAll(second); err != nil {
+		return err
+	}
+	return syncStore(b.s.root, nil, b.s.objectDirs(second))
 }
 
 // objectDirs lists the directories whose entries linking items changed:
@@ -600,6 +641,7 @@ func (b *Batch) Abort() {
 	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.pk.discard()
 	for h, ref := range b.pending {
 		os.Remove(b.s.tempPath(h, ref))
 		delete(b.pending, h)

@@ -120,6 +120,9 @@ func (s *Store) acquireShared(sweep bool) error {
 	}
 	s.wl.f = f
 	s.wl.marker = s.makeMarker()
+	// What was known of the packed files before the lock may be stale (a
+	// gc ran): a writer counts only on what it finds holding the lock.
+	s.forgetPacked()
 	return nil
 }
 
@@ -246,6 +249,9 @@ func (s *Store) makeMarker() string {
 // means a writer was killed (its marker stays) or left a large object's
 // temporary file.
 func (s *Store) dirty() bool {
+	if s.orphanPacks() {
+		return true
+	}
 	if s.CheckDir(s.tmp()) != nil {
 		return false
 	}
@@ -274,7 +280,7 @@ func (s *Store) SweepTemps() Swept {
 	var out Swept
 	now := time.Now()
 	_ = s.Walk(func(e Entry) error {
-		if e.Kind != KindTemp || !e.Regular() || e.Err != nil {
+		if (e.Kind != KindTemp && !s.orphanPack(e.Path)) || !e.Regular() || e.Err != nil {
 			return nil
 		}
 		fi, err := e.Info()
@@ -288,7 +294,7 @@ func (s *Store) SweepTemps() Swept {
 				return nil
 			}
 		}
-		if s.RemoveTemp(e.Path) == nil {
+		if s.removeTemp(e.Path, true) == nil {
 			out.Files++
 			out.Bytes += fi.Size()
 		}
@@ -312,6 +318,8 @@ func cutSlash(p string) (string, string, bool) {
 type Exclusive struct {
 	s          *Store
 	gate, lock *os.File
+	planned    map[Hash]bool  // what ctx gc is about to remove (PlanRemovals)
+	gone       map[Hash]int64 // packed objects removed so far, and their sizes
 }
 
 // How ctx gc waits for the writers at work without holding up the others:
@@ -362,6 +370,7 @@ func (s *Store) LockExclusive(waiting func()) (*Exclusive, error) {
 		err := flock(x.lock, syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
 		case err == nil:
+			s.forgetPacked() // read again, held alone
 			return true, nil
 		case errors.Is(err, syscall.EWOULDBLOCK):
 			if waiting != nil {
@@ -443,19 +452,36 @@ func (x *Exclusive) RemoveObject(h Hash) (int64, error) {
 	if err := x.s.CheckDir(filepath.Dir(p)); err != nil {
 		return 0, err
 	}
+	var size int64
 	fi, err := os.Lstat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return 0, nil
 	case err != nil:
 		return 0, err
 	case !fi.Mode().IsRegular():
 		return 0, &CorruptError{Hash: h, Detail: "it is not a regular file"}
+	default:
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return 0, err
+		}
+		size = fi.Size()
 	}
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return 0, err
+	// Packed copies go too (packed.go); two writers may each have packed
+	// the same object.
+	for range 16 {
+		if _, _, ok := x.s.lookupPacked(h, true); !ok {
+			break
+		}
+		n, err := x.removePacked(h)
+		if err != nil {
+			return size, err
+		}
+		size = max(size, n)
 	}
-	return fi.Size(), nil
+	if size == 0 {
+		size = x.gone[h] // removed with an earlier object of its packed file
+	}
+	return size, nil
 }
 
 // SyncObjects makes the deletions of objects durable: the directories
@@ -464,11 +490,19 @@ func (x *Exclusive) RemoveObject(h Hash) (int64, error) {
 // them (a pack's mark of removal).
 func (x *Exclusive) SyncObjects(removed []Hash) error {
 	dirs := x.s.objectDirs(nil)
+	if d := filepath.Join(x.s.root, filepath.FromSlash(packedDir)); x.s.CheckDir(d) == nil {
+		if _, err := os.Lstat(d); err == nil {
+			dirs = append(dirs, d)
+		}
+	}
 	seen := map[string]bool{}
 	for _, h := range removed {
 		if d := filepath.Dir(x.s.objectPath(h)); !seen[d] {
 			seen[d] = true
-			dirs = append(dirs, d)
+			// A packed object has no objects/ab/ of its own.
+			if _, err := os.Lstat(d); err == nil {
+				dirs = append(dirs, d)
+			}
 		}
 	}
 	return syncStore(x.s.root, nil, dirs)

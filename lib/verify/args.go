@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -41,7 +42,7 @@ func Classify(st *store.Store, args []string, recursive bool) ([]Target, error) 
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, &ArgError{Arg: a, Err: fmt.Errorf("cannot read %s: %v", a, text.UnwrapPath(err))}
 		}
-		if _, err := os.Lstat(SidecarPath(a)); err == nil {
+		if _, err := os.Lstat(sidecar.Path(a)); err == nil {
 			out = append(out, Target{Artifact: a})
 			continue
 		}

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/contextsubstrate/ctx/internal/packtest"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
 )
 
 // benchFixture packs a run with n outputs of size bytes each, on disk.
-func benchFixture(b *testing.B, n, size int) *fixture {
+func benchFixture(b *testing.B, n, size int) *packtest.Artifacts {
 	files := map[string]string{}
 	var outs []string
 	for i := 0; i < n; i++ {
@@ -17,9 +20,9 @@ func benchFixture(b *testing.B, n, size int) *fixture {
 	}
 	log := `{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"prompts":[],` +
 		`"steps":[{"tool":"write_file","output":"ok"}],"outputs":[` + strings.Join(outs, ",") + `]}`
-	f := newFixture(b, log, files)
-	for _, a := range f.res.Artifacts {
-		if err := WriteSidecar(f.m, a.Output, a.Path); err != nil {
+	f := packtest.NewArtifacts(b, log, files)
+	for _, a := range f.Result.Artifacts {
+		if err := sidecar.Write(f.Manifest, a.Output, a.Path); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -30,12 +33,12 @@ func benchFixture(b *testing.B, n, size int) *fixture {
 // sidecar, the pack's closure rehashed, the artifact hashed.
 func BenchmarkVerifyArtifact(b *testing.B) {
 	f := benchFixture(b, 1, 1<<20)
-	path := f.path("out/0000.txt")
+	path := f.Path("out/0000.txt")
 	b.SetBytes(2 << 20) // the artifact and its blob in the store
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		r, err := New(f.st).Artifact(path)
+		r, err := New(f.Store).Artifact(path)
 		if err != nil || r.Status != Verified {
 			b.Fatal(r.Status, err)
 		}
@@ -49,9 +52,9 @@ func BenchmarkVerifyTree(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		v := New(f.st)
+		v := New(f.Store)
 		n := 0
-		err := Walk(f.dir, func(a string) error {
+		err := Walk(f.Dir, func(a string) error {
 			r, err := v.Artifact(a)
 			if err == nil && r.Status != Verified {
 				err = fmt.Errorf("%s: %s", a, r.Status)
@@ -70,12 +73,12 @@ func BenchmarkVerifyTree(b *testing.B) {
 // left alone.
 func BenchmarkWriteSidecar(b *testing.B) {
 	f := benchFixture(b, 1, 1<<20)
-	path := f.path("out/0000.txt")
+	path := f.Path("out/0000.txt")
 	b.SetBytes(1 << 20)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if err := WriteSidecar(f.m, 0, path); err != nil {
+		if err := sidecar.Write(f.Manifest, 0, path); err != nil {
 			b.Fatal(err)
 		}
 	}

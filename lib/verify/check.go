@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -26,6 +27,7 @@ const (
 	Corrupt      Status = "corrupt"       // the pack is there but some of its objects are missing or damaged
 	Signed       Status = "signed"        // verified, and an attestation signed by the --key covers it
 	BadSignature Status = "bad_signature" // verified, but its attestations fail under the --key: another key, altered, or not about it
+	Unsigned     Status = "unsigned"      // verified, but its pack has no attestation for the --key to check
 )
 
 // Problem is a missing or damaged object of a pack's closure.
@@ -139,16 +141,16 @@ func New(st *store.Store) *Verifier {
 // that stops the check itself (an I/O error other than a missing file).
 func (v *Verifier) Artifact(path string) (Report, error) {
 	r := Report{Artifact: path}
-	sc, err := ReadSidecar(path)
+	sc, err := sidecar.Read(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		r.Status = NoProvenance
-		r.Reason = fmt.Sprintf("no sidecar %s", SidecarPath(path))
-		if base, ok := strings.CutSuffix(path, SidecarSuffix); ok && base != "" {
+		r.Reason = fmt.Sprintf("no sidecar %s", sidecar.Path(path))
+		if base, ok := strings.CutSuffix(path, sidecar.Suffix); ok && base != "" {
 			r.Reason += fmt.Sprintf("; %s is itself a sidecar: verify %s", path, base)
 		}
 		return r, nil
-	case errors.Is(err, ErrNotSidecar):
+	case errors.Is(err, sidecar.ErrNotSidecar):
 		r.Status, r.Reason = Broken, err.Error()
 		return r, nil
 	case err != nil:
@@ -167,21 +169,21 @@ func (v *Verifier) Artifact(path string) (Report, error) {
 	}
 
 	missing := ""
-	actual, err := hashFile(path)
+	actual, err := sidecar.HashFile(path)
 	switch {
 	case err == nil:
 		r.Actual = actual.String()
 	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 		missing = fmt.Sprintf("the artifact %s is missing (its sidecar remains)", path)
 	default:
-		var nr errNotRegular
+		var nr sidecar.NotRegularError
 		if !errors.As(err, &nr) {
 			return r, fmt.Errorf("cannot read %s: %w", path, text.UnwrapPath(err))
 		}
 		missing = fmt.Sprintf("%s is no longer a file: %s", path, nr)
 	}
 
-	h, _ := store.ParseRef(sc.ContextPack) // ParseSidecar checked it
+	h, _ := store.ParseRef(sc.ContextPack) // sidecar.Parse checked it
 	pi, err := v.pack(h)
 	if err != nil {
 		return r, err
@@ -231,7 +233,7 @@ func (v *Verifier) Artifact(path string) (Report, error) {
 // output finds the pack's output a sidecar speaks of: by its output name;
 // for a sidecar without one (the seed's shape), by its content_ref, else by
 // the artifact's path ending in an output's name. A match must be unique.
-func (v *Verifier) output(pi *packInfo, sc Sidecar, path string) (pack.Output, bool) {
+func (v *Verifier) output(pi *packInfo, sc sidecar.Sidecar, path string) (pack.Output, bool) {
 	if sc.Output != "" {
 		o, ok := pi.outputs[sc.Output]
 		return o, ok
@@ -299,7 +301,7 @@ func (v *Verifier) pack(h store.Hash) (*packInfo, error) {
 		pi.loaded = true
 		pi.created = m.CreatedText()
 		pi.tools = m.Tools()
-		pi.inputs = inputRefs(m)
+		pi.inputs = sidecar.InputRefs(m) // as a sidecar lists them
 		pi.inputNames = make([]string, len(m.Inputs))
 		for i, in := range m.Inputs {
 			pi.inputNames[i] = in.Name

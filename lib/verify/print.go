@@ -100,7 +100,7 @@ func (p *humanPrinter) Close() error {
 		return nil
 	}
 	var parts []string
-	for _, s := range []Status{Signed, Verified, BadSignature, Modified, NoProvenance, Broken, Corrupt} {
+	for _, s := range []Status{Signed, Verified, Unsigned, BadSignature, Modified, NoProvenance, Broken, Corrupt} {
 		if c := p.counts[s]; c > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c, s))
 		}

@@ -5,53 +5,55 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/contextsubstrate/ctx/lib/attest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
+// KeyChecker checks attestations against one key; lib/verify/signed
+// makes one of lib/attest's checker, so that this package links no
+// signing code (a read-only verb that shows a check links it).
+type KeyChecker interface {
+	// KeyID names the key.
+	KeyID() string
+	// Covering looks through the attestation objects refs of pack for
+	// one signed by the key that names subject name (an output; "" for
+	// the manifest) with digest h.
+	Covering(ctx context.Context, st *store.Store, pack store.Hash, refs []store.Hash, name string, h store.Hash) (Verdict, error)
+}
+
+// Verdict is what a KeyChecker found of one subject.
+type Verdict struct {
+	Signed      bool       // an attestation signed by the key covers the subject
+	Attestation store.Hash // the one that does, or else the first that was looked at; zero when there were none
+	Reason      string     // why none covers it; empty when Signed or when there were none
+}
+
 // signatures is what a Verifier needs to check signatures.
 type signatures struct {
-	checker *attest.Checker
-	require bool
+	checker KeyChecker
 	stored  map[store.Hash][]store.Hash // the store's attestations of each pack met, read once
 }
 
-// WithKey makes v check signatures by the key c was made for: an artifact
+// WithKey makes v check signatures by the key of c: an artifact
 // or pack that would be verified is signed when an attestation of its pack
 // signed by that key names its digest as a subject, and bad_signature when
 // the pack has attestations but none does (another key signed them, one
-// was altered, or none is about it). With require, one that has no
-// attestation at all does not pass (see Pass).
-func (v *Verifier) WithKey(c *attest.Checker, require bool) {
-	v.keys = &signatures{checker: c, require: require, stored: map[store.Hash][]store.Hash{}}
-}
-
-// WithKeyFile is WithKey with the public key read from the file at path
-// (see attest.ParsePublicKey), for ctx verify --key.
-func (v *Verifier) WithKeyFile(path string, require bool) error {
-	pub, err := attest.ReadPublicKeyFile(path)
-	if err != nil {
-		return err
-	}
-	c, err := attest.NewChecker(pub)
-	if err != nil {
-		return err
-	}
-	v.WithKey(c, require)
-	return nil
+// was altered, or none is about it), and unsigned when the pack has no
+// attestation at all: who passes a key asks whether that key signed it.
+func (v *Verifier) WithKey(c KeyChecker) {
+	v.keys = &signatures{checker: c, stored: map[store.Hash][]store.Hash{}}
 }
 
 // Pass reports whether the report is a pass: verified, or signed; with
-// WithKey's require, only signed.
+// WithKey, only signed.
 func (v *Verifier) Pass(r Report) bool {
-	if v.keys != nil && v.keys.require {
+	if v.keys != nil {
 		return r.Status == Signed
 	}
 	return r.Status == Verified || r.Status == Signed
 }
 
-// checkSignature turns a verified report into signed or bad_signature when
+// checkSignature turns a verified report into signed, bad_signature or unsigned when
 // v checks signatures. The attestations looked at are those the store
 // records for pack h and those the sidecar lists (listed), each once: a
 // sidecar can point at an attestation, but cannot hide one. Subject o is
@@ -70,7 +72,7 @@ func (v *Verifier) checkSignature(r *Report, h store.Hash, listed []string, o pa
 	}
 	refs := slices.Clone(stored)
 	for _, s := range listed {
-		ref, err := store.ParseRef(s) // ParseSidecar checked it
+		ref, err := store.ParseRef(s) // sidecar.Parse checked it
 		if err == nil && !slices.Contains(refs, ref) {
 			refs = append(refs, ref)
 		}
@@ -86,8 +88,8 @@ func (v *Verifier) checkSignature(r *Report, h store.Hash, listed []string, o pa
 		r.Status, r.Envelope = Signed, verdict.Attestation.String()
 	case verdict.Reason != "":
 		r.Status, r.Envelope, r.Reason = BadSignature, verdict.Attestation.String(), verdict.Reason
-	case v.keys.require:
-		r.Reason = fmt.Sprintf("pack %s has no attestation, so nothing signed by key %s covers it", h, c.KeyID())
+	default:
+		r.Status, r.Reason = Unsigned, fmt.Sprintf("pack %s has no attestation, so nothing signed by key %s covers it", h, c.KeyID())
 	}
 	return nil
 }

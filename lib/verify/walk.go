@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
 
@@ -36,11 +37,11 @@ func Walk(dir string, fn func(artifact string) error) error {
 			}
 			return nil
 		}
-		base, ok := strings.CutSuffix(d.Name(), SidecarSuffix)
+		base, ok := strings.CutSuffix(d.Name(), sidecar.Suffix)
 		if !ok || base == "" {
 			return nil
 		}
-		artifact := strings.TrimSuffix(p, SidecarSuffix)
+		artifact := strings.TrimSuffix(p, sidecar.Suffix)
 		return fn(filepath.Join(dir, filepath.FromSlash(artifact)))
 	})
 }

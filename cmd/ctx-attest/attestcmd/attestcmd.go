@@ -12,7 +12,7 @@ import (
 	"github.com/contextsubstrate/ctx/lib/attest/sigbundle"
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/store"
-	"github.com/contextsubstrate/ctx/lib/verify"
+	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
 const name = "ctx-attest"
@@ -81,7 +81,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	msg := cli.Messenger{Name: name, W: stderr}
-	opts := verify.AttestOptions{Attach: cfg.attach, Root: cfg.root, Warn: func(err error) { msg.Warnf("%v", err) }}
+	opts := signed.AttestOptions{Attach: cfg.attach, Root: cfg.root, Warn: func(err error) { msg.Warnf("%v", err) }}
 	if cfg.noSidecars {
 		opts.Root = ""
 	}
@@ -94,7 +94,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	res, r, err := verify.AttestPack(ctx, st, m, opts)
+	res, r, err := signed.AttestPack(ctx, st, m, opts)
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}

@@ -47,8 +47,15 @@ kept under metadata. docs/CONVERT.md has each format's mapping.
 With --to atif, the pack PACK is written as an ATIF trajectory (` + convert.ATIFVersion + `)
 instead: prompts, model calls with their tool calls and results, metrics.
 
+Every reader is accounted for: when the input holds tool calls and the
+reader wrote none, the conversion fails (exit 2) naming the reader and
+the counts; when it wrote fewer, a warning gives both. A file that goes
+with a transcript but is not one (Cline's ui_messages.json, a member of
+an Inspect .eval, Codex's history.jsonl) is refused naming the file to
+give.
+
 Exit status: 0 converted, 2 malformed input (the line or JSON path is
-named), unknown format or I/O error.`,
+named), tool calls lost, a companion file, unknown format or I/O error.`,
 		Examples: `ctx convert ~/.claude/projects/-work-app/4f1c.jsonl | ctx pack -
 ctx convert --from openai --model gpt-4o chat.json | ctx pack --tag baseline -
 ctx convert run.traj > run.ndjson && ctx pack run.ndjson
@@ -78,8 +85,8 @@ func (c *config) Check(args []string) error {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.from, "from", "auto", "the transcript's `format`: auto, "+strings.Join(convert.FormatNames(), ", "))
 	fs.StringVar(&c.model, "model", "", "model identifier `ID` for transcripts that name none")
-	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample as one run (default all)")
-	fs.StringVar(&c.record, "record", "", "OpenHands output.jsonl: convert only the record of instance `ID` (default: every record, each a log of its own)")
+	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample, each sample and epoch a log of its own (default all)")
+	fs.StringVar(&c.record, "record", "", "OpenHands output.jsonl, NeMo Gym rollouts: convert only the record `ID` (instance_id, TASK:ROLLOUT, or #N by place; default: every record, each a log of its own)")
 	fs.StringVar(&c.maxExpanded, "max-expanded", convert.FormatSize(convert.DefaultMaxExpanded), "stop when a gzip input or a zip member expands past `SIZE` (64M, 2G)")
 	fs.StringVar(&c.to, "to", "log", "what to write: log (an execution log, from a transcript) or atif (an ATIF trajectory, from a pack)")
 	cli.StoreFlag(fs, &c.store)
@@ -137,7 +144,13 @@ func convertError(src string, err error) error {
 	var ie *convert.InputError
 	var uf *convert.UnknownFormatError
 	var ud *convert.UndetectedError
+	var le *convert.LossError
+	var ce *convert.CompanionError
 	switch {
+	case errors.As(err, &ce):
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, ce)
+	case errors.As(err, &le):
+		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, le).WithHint("the log written is incomplete; do not pack it (docs/CONVERT.md: accounting)")
 	case errors.As(err, &uf):
 		return cli.Usagef("--from: %v", uf)
 	case errors.As(err, &ud):

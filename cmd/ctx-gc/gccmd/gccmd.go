@@ -32,7 +32,9 @@ running ctx pack, import and replay --save. Temporary files that killed
 writers left are removed too.
 
 Prints {"objects_removed", "bytes_freed", "objects_kept", "packs_removed",
-"temp_files_removed", "problems"}; --dry-run deletes nothing and adds
+"temp_files_removed", "problems"}, and "kept_by_grace": {"objects",
+"bytes", "grace", "until"} when the grace period alone keeps objects (a
+pack just taken out by ctx rm); --dry-run deletes nothing and adds
 "objects": [{"object", "size", "pack"}], what would go; --human prints
 sentences. Damage met on the way is reported as ctx fsck does (exit 1);
 when a root's closure cannot be read (a damaged manifest, a ref holding
@@ -122,6 +124,14 @@ func human(stdout io.Writer, rep *gc.Report) error {
 	fmt.Fprintf(w, "%s %s (%s, %s), %s %s; %s kept\n", verb, text.Plural(rep.ObjectsRemoved, "object"),
 		text.Plural(len(rep.PacksRemoved), "pack"), text.Plural(rep.ObjectsRemoved-len(rep.PacksRemoved), "blob"),
 		freed, text.Size(rep.BytesFreed), text.Plural(rep.ObjectsKept, "object"))
+	if y := rep.Young; y != nil {
+		until := "for good (--prune=never)"
+		if y.Until != nil {
+			until = "until " + *y.Until
+		}
+		fmt.Fprintf(w, "kept %s (%s) that nothing keeps but the grace period of %s: %s; 'ctx gc --prune=now' deletes them now\n",
+			text.Plural(y.Objects, "object"), text.Size(y.Bytes), y.Grace, until)
+	}
 	if rep.TempsRemoved > 0 {
 		fmt.Fprintf(w, "removed %s left by interrupted writes\n", text.Plural(rep.TempsRemoved, "temporary file"))
 	}

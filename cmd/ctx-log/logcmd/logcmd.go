@@ -22,9 +22,11 @@ func usage() cli.Usage {
 		Synopsis: "ctx log [flags]",
 		Summary:  "List the packs of the store, newest first.",
 		Args:     cli.MaxArgs(0, "ctx log takes no arguments (use --model, --since and -n to choose packs)"),
-		Help: `One line per pack: short hash, created, model, step count, parent (for a
-forked or replayed pack) and the refs that name it. Packs are ordered by
-their created time, newest first, then by when this store received them.
+		Help: `One line per pack: short hash, created ("time unknown" when the run
+recorded none), model, step count, parent (for a forked or replayed pack),
+the refs that name it, and the subject (the task id, else the first line
+of the first prompt). Packs are listed in the order they entered this
+store (packed, imported or pulled), newest first, so latest is the first.
 --json prints the same as NDJSON, one object per pack:
 {"hash", "created", "model", "steps", "parent", "refs"}.
 

@@ -2,6 +2,7 @@
 package packcmd
 
 import (
+	"cmp"
 	"context"
 	"crypto"
 	"flag"
@@ -11,7 +12,8 @@ import (
 	"github.com/contextsubstrate/ctx/lib/attest"
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/pack"
-	"github.com/contextsubstrate/ctx/lib/verify"
+	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
+	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
 const name = "ctx-pack"
@@ -26,7 +28,8 @@ func usage() cli.Usage {
 {"event": "run"|"prompt"|"input"|"step"|"output", ...} per line); '-' reads
 either form from standard input; NDJSON logs one after another, each
 beginning with its run event, are stored as one pack each, a name per
-line. Every piece of content becomes a blob under .ctx/objects/, the
+line, printed once the pack is durable (from the second log on, runs
+share commits and are printed a batch at a time). Every piece of content becomes a blob under .ctx/objects/, the
 manifest is written in RFC 8785 canonical form, and the pack's name,
 ctx://<sha256 of the manifest>, is printed. The same log always gives the
 same name.
@@ -40,9 +43,10 @@ problem with its JSON path, and nothing is stored.
 For every output whose file exists under the root (given by path, or by
 name relative to the root), a provenance sidecar <file>.ctx.json is written
 beside it, naming the pack and the output's recorded hash (see 'ctx
-verify'); --no-sidecars turns this off. A file at that path that is not a
-ctx sidecar is never overwritten, and a file that differs from the recorded
-output is warned about.
+verify'); --no-sidecars turns this off. A file that is not a ctx sidecar is
+never overwritten; a file that differs from the recorded output is warned
+about. From standard input only a file holding the recorded bytes gets one,
+and a converted transcript (ctx convert) none unless --sidecars.
 
 --sign KEY also signs the pack as 'ctx attest --key KEY' does, and adds the
 attestation to the sidecars written; --json then has "attestation".`,
@@ -61,6 +65,7 @@ type config struct {
 	out        cli.Output
 	tags       cli.Strings
 	noSidecars bool
+	sidecars   bool
 	rehash     bool
 	sign       string
 }
@@ -72,6 +77,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.OutputFlags(fs, &c.out, cli.Human, "print {hash, uri, objects_written, objects_reused, bytes_written}", "print ctx://<hex>")
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "do not write <output>.ctx.json provenance sidecars")
+	fs.BoolVar(&c.sidecars, "sidecars", false, "write sidecars for a converted transcript or a log from standard input too")
 	fs.BoolVar(&c.rehash, "rehash", false, "read and hash every file given by path, even one the stat cache knows unchanged")
 	fs.StringVar(&c.sign, "sign", "", "sign the pack's provenance with the private key in `FILE` (see ctx attest)")
 }
@@ -100,48 +106,32 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer in.Close()
-	root := cfg.root
-	if root == "" {
-		root = in.Dir()
-	}
+	root := cmp.Or(cfg.root, in.Dir())
 	if err := cli.CheckTags(cfg.tags); err != nil {
 		return err
 	}
 	// Several logs one after another (ctx convert of an OpenHands
-	// output.jsonl) are stored as several packs, each as it is read.
-	logs := pack.NewLogs(in)
-	for log := logs.Next(); log != nil; log = logs.Next() {
-		src := in.Name
-		if logs.Index() > 1 {
-			src = fmt.Sprintf("%s, log %d (line %d on)", in.Name, logs.Index(), logs.Line())
-			if len(cfg.tags) > 0 {
-				return cli.Errorf(cli.ExitTrouble, "%s: a second log; --tag names one pack, and the first is stored and tagged", src)
-			}
-		}
-		res, pub, err := pack.Save(st, log, pack.SaveOptions{
-			Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
-			Source:  src, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal,
-		})
-		if err != nil {
-			return cli.Wrap(cli.ExitTrouble, err)
-		}
+	// output.jsonl, the runs of a suite) are stored as several packs,
+	// each printed once it is durable (pack.SaveLogs).
+	sidecars := sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
+	print := func(res *pack.Result, pub pack.Published) error {
+		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, func(s string) { msg.Notef("%s", s) })
 		if !cfg.noSidecars {
-			verify.WriteSidecars(res.Manifest, res.Artifacts, warn)
+			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
 		}
 		report := pub.Report()
 		if key != nil {
-			if report.Attestation, err = verify.SignPack(ctx, st, res, key, !cfg.noSidecars, warn); err != nil {
+			if report.Attestation, err = signed.SignPack(ctx, st, res, key, !cfg.noSidecars, warn); err != nil {
 				return cli.Wrap(cli.ExitTrouble, err)
 			}
 		}
 		if !cfg.out.Human() {
-			err = cli.WriteJSON(stdout, report)
-		} else {
-			_, err = fmt.Fprintln(stdout, pub.Hash.URI())
+			return cli.WriteJSON(stdout, report)
 		}
-		if err != nil {
-			return err
-		}
+		_, err := fmt.Fprintln(stdout, pub.Hash.URI())
+		return err
 	}
-	return nil
+	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
+		Source: in.Name, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
+	return cli.Wrap(cli.ExitTrouble, pack.SaveLogs(st, pack.NewLogs(in), opts, print))
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/verify"
+	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
 const name = "ctx-verify"
@@ -45,19 +46,19 @@ With --key KEY.pub, a verified artifact or pack is also checked for a
 signature: signed when an attestation of its pack (see 'ctx attest') signed
 by that key names its SHA-256 as a subject, bad_signature when the pack has
 attestations but none does (another key, an altered envelope, another
-subject); "key_id" and "attestation" say which. --require-signature makes
-an artifact without any attestation fail too.
+subject), unsigned when the pack has no attestation at all; "key_id" and
+"attestation" say which. Only signed passes under --key. --require-signature
+is an older spelling of what --key now does, kept so scripts keep working.
 
-Exit status: 0 when everything is verified or signed, 1 when anything is
-not (bad_signature included; with --require-signature, anything not
-signed), 2 when the check itself could not be done (no store, a name that
+Exit status: 0 when everything is verified (with --key: signed), 1 when
+anything is not (bad_signature and unsigned included), 2 when the check itself could not be done (no store, a name that
 is neither a file nor a pack, a key that cannot be read, an I/O error).`,
 		Examples: `ctx verify report.md
 ctx verify --human report.md
 ctx verify -r dist/            # one line of CI: every sidecar under dist/
 ctx verify -r . | jq -r '.[] | select(.status != "verified") | "\(.status)\t\(.artifact)"'
 ctx verify latest              # rehash every object of the last pack
-ctx verify --key signing.key.pub --require-signature -r dist/`,
+ctx verify --key signing.key.pub -r dist/   # and signed by that key`,
 	}
 }
 
@@ -75,7 +76,7 @@ func (c *config) RegisterFlags(flags *flag.FlagSet) {
 	flags.Var(&c.recursive, "r", "verify every artifact that has a sidecar under each DIR (same as --recursive)")
 	flags.Var(&c.recursive, "recursive", "verify every artifact that has a sidecar under each DIR")
 	flags.StringVar(&c.key, "key", "", "also check signatures by the public key in `FILE`")
-	flags.BoolVar(&c.requireSig, "require-signature", false, "with --key: fail what no attestation signs")
+	flags.BoolVar(&c.requireSig, "require-signature", false, "with --key: what --key does anyway (unsigned fails); kept for scripts")
 }
 
 // Check takes no argument only with -r, which then walks ".", and
@@ -115,7 +116,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	v := verify.New(st)
 	if cfg.key != "" {
-		if err := v.WithKeyFile(cfg.key, cfg.requireSig); err != nil {
+		if err := signed.WithKeyFile(v, cfg.key); err != nil {
 			return cli.Errorf(cli.ExitTrouble, "--key: %v", err)
 		}
 	}

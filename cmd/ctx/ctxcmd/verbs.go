@@ -15,6 +15,7 @@ func verbs() []verb {
 		{"show", "show a pack"},
 		{"log", "list packs, newest first"},
 		{"diff", "report the drift between two runs"},
+		{"suite", "store and compare the runs of an evaluation, task by task"},
 		{"replay", "re-execute a pack step by step"},
 		{"verify", "check an artifact against the pack that made it"},
 		{"key", "make a signing key pair"},
@@ -34,6 +35,7 @@ func verbs() []verb {
 		{"convert", "turn an agent transcript into an execution log"},
 		{"record", "run a traced agent, or relay a tool server, and pack its runs"},
 		{"serve", "answer a client from a recorded tool server session"},
+		{"completion", "print a shell completion script"},
 	}
 }
 

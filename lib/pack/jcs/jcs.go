@@ -654,53 +654,16 @@ func (p *parser) str() (escaped, ok bool) {
 // escape decodes the escape sequence at src[i] and appends its canonical
 // form, returning the number of source bytes consumed or 0 on error.
 func (p *parser) escape(out []byte, i int) ([]byte, int) {
-	src := p.src
-	if i+1 >= len(src) {
-		p.fail(len(src), "unexpected end of input in string")
+	r, n, msg := Escape(p.src[i:])
+	if n == 0 {
+		at := i
+		if i+1 >= len(p.src) {
+			at = len(p.src)
+		}
+		p.fail(at, msg)
 		return out, 0
 	}
-	switch src[i+1] {
-	case '"':
-		return append(out, '\\', '"'), 2
-	case '\\':
-		return append(out, '\\', '\\'), 2
-	case '/':
-		return append(out, '/'), 2
-	case 'b':
-		return append(out, '\\', 'b'), 2
-	case 'f':
-		return append(out, '\\', 'f'), 2
-	case 'n':
-		return append(out, '\\', 'n'), 2
-	case 'r':
-		return append(out, '\\', 'r'), 2
-	case 't':
-		return append(out, '\\', 't'), 2
-	case 'u':
-		r, ok := Hex4(src, i+2)
-		if !ok {
-			p.fail(i, "invalid \\u escape in string")
-			return out, 0
-		}
-		n := 6
-		if r >= 0xD800 && r < 0xE000 {
-			lo, ok := rune(0), false
-			if r < 0xDC00 && i+12 <= len(src) && src[i+6] == '\\' && src[i+7] == 'u' {
-				lo, ok = Hex4(src, i+8)
-				ok = ok && lo >= 0xDC00 && lo < 0xE000
-			}
-			if !ok {
-				p.fail(i, "lone surrogate \\u"+strconv.FormatInt(int64(r), 16)+" in string")
-				return out, 0
-			}
-			r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-			n = 12
-		}
-		return appendRune(out, r), n
-	default:
-		p.fail(i, "invalid escape "+strconv.Quote(string(src[i:i+2]))+" in string")
-		return out, 0
-	}
+	return appendRune(out, r), n
 }
 
 // Hex4 decodes the 4 hex digits of a \u escape at src[i:]; ok is false
@@ -778,41 +741,9 @@ func appendQuoted[T string | []byte](out []byte, s T) []byte {
 }
 
 // unescape appends the decoded content of a string body that str has
-// already validated, so it does not re-check the grammar.
+// already validated.
 func unescape(out, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
-		}
-		switch raw[i+1] {
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, _ := Hex4(raw, i+2)
-			if r >= 0xD800 && r < 0xDC00 {
-				lo, _ := Hex4(raw, i+8)
-				r = 0x10000 + (r-0xD800)<<10 + (lo - 0xDC00)
-				i += 6
-			}
-			out = utf8.AppendRune(out, r)
-			i += 6
-			continue
-		default: // '"', '\\', '/'
-			out = append(out, raw[i+1])
-		}
-		i += 2
-	}
+	out, _ = Unescape(out, raw)
 	return out
 }
 

@@ -1,0 +1,87 @@
+package suitecmd
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/suite"
+	"github.com/contextsubstrate/ctx/lib/text"
+)
+
+func addUsage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx suite add [flags] NAME SOURCE...",
+		Summary:  "Pack every run of the sources and record them as the suite NAME.",
+		Args:     cli.MinArgs(2, "ctx suite add takes a suite name and at least one source"),
+		Help: `Each SOURCE is a transcript file holding one run or many (an Inspect log:
+one run per sample and epoch; an OpenHands output.jsonl: one per record),
+a directory of transcripts (a SWE-bench submission's trajs/, one file or
+one folder per instance; files that are not transcripts are skipped and
+counted), an execution log, '-' for a stream of logs on standard input
+(as 'ctx convert ... | ctx pack -' reads), or the name of a pack already
+stored. Every run is packed as 'ctx pack -' packs a stream of logs, and
+the suite object (RFC 8785 canonical JSON, in the store like a pack)
+lists task by task each run's pack and outcome; refs/suites/NAME names
+it, replacing what it named before. The suite's ctx:// name is printed.
+
+A run's task is the one its log gives (docs/FORMAT.md: task, outcome,
+end); a run without one takes its file's name when the file holds one
+run, else its index in its source (said once). Several runs of one task
+are its epochs; runs that repeat an epoch are numbered 1, 2, ... (said).
+
+--results FILE (repeatable) reads outcomes kept beside the runs:
+SWE-bench's results.json ({"resolved": [...]}; a run it does not list did
+not pass), a results_summary.json (instances[] {instance_id, resolved}),
+a report.json, or a folder of logs/<id>/report.json. Tasks a results file
+names without a run are noted and counted.
+
+Every source and results file is checked before anything is packed; a
+run that cannot be packed stops the command, and no suite is recorded.`,
+		Examples: `ctx suite add baseline logs/2026-05-01_popularity.eval
+ctx suite add candidate trajs/ --results results.json
+ctx convert output.jsonl | ctx suite add oh-run -
+ctx suite add picked latest baseline-pack 3f2a9c`,
+	}
+}
+
+type addConfig struct {
+	store   string
+	model   string
+	strict  bool
+	results cli.Strings
+	out     cli.Output
+}
+
+func (c *addConfig) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	fs.Var(&c.results, "results", "read outcomes from `FILE` (results.json, results_summary.json, report.json, or a folder of logs/<id>/report.json; repeatable)")
+	fs.StringVar(&c.model, "model", "", "the model `ID` of transcripts that name none")
+	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields of a log as errors")
+	cli.OutputFlags(fs, &c.out, cli.Human, "print {name, suite, runs, tasks, passed, skipped}", "print ctx://<hex> of the suite")
+}
+
+func runAdd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg addConfig
+	args, st, err := cli.ParseStore(&cfg, args, addUsage(), stdout)
+	if err != nil {
+		return err
+	}
+	msg := messenger(stderr)
+	_, rep, err := suite.Add(st, args[0], suite.AddOptions{
+		Sources: args[1:], Results: cfg.results, Stdin: stdin, Model: cfg.model, Strict: cfg.strict,
+		Note: notef(msg), Warn: warnf(msg), Interrupt: cli.OnSignal,
+	})
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	if !cfg.out.Human() {
+		return cli.WriteJSON(stdout, rep)
+	}
+	msg.Notef("suite %s: %s of %s, %d passed", rep.Name, text.Plural(rep.Runs, "run"), text.Plural(rep.Tasks, "task"), rep.Passed)
+	_, err = fmt.Fprintln(stdout, rep.Suite)
+	return err
+}

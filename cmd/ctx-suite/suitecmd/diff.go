@@ -1,0 +1,115 @@
+package suitecmd
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/diff"
+	"github.com/contextsubstrate/ctx/lib/suite"
+)
+
+func diffUsage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx suite diff [flags] A B",
+		Summary:  "Compare two suites task by task: outcome changes, step drift, McNemar's test.",
+		Args:     cli.ExactArgs(2, "ctx suite diff takes two suite names"),
+		Help: `Pairs the runs of suites A and B by task id and epoch. Each task gets its
+change (regressed, improved, same, only_a, only_b: by verdict when both
+runs have one, else by numeric score) and, for a pair, the step drift of
+its two runs from ctx diff's engine (drift.first_divergence, and counts
+by drift type). The summary counts the pairs by change, gives each side's
+pass rate, the mean score delta, the two-sided p-value of McNemar's exact
+test over the pairs whose verdict changed (mcnemar_p: how likely a split
+that uneven is if B were no different from A), and for tasks run more
+than once each side's pass rate.
+
+JSON by default: {"a", "b", "summary", "tasks"}. --human prints a table,
+regressions first; --markdown a summary for a CI job summary or a pull
+request comment; --html one self-contained page (-o FILE to write it to a
+file): the table of tasks, changes first, each opening onto the two
+runs' steps side by side.
+
+Exit status 1 when a task regressed (--fail-on changed: when any task
+changed or is on one side only; --fail-on never: never), 0 otherwise, 2
+on error, including two suites with no task in common.`,
+		Examples: `ctx suite diff baseline candidate
+ctx suite diff baseline candidate --human
+ctx suite diff baseline candidate --markdown >> "$GITHUB_STEP_SUMMARY"
+ctx suite diff --html -o suites.html baseline candidate
+ctx suite diff baseline candidate | jq '.tasks[] | select(.change == "regressed") | .task'`,
+	}
+}
+
+type diffConfig struct {
+	store    string
+	out      cli.Output
+	markdown bool
+	file     string
+	failOn   string
+	align    string
+}
+
+func (c *diffConfig) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	cli.OutputFlags(fs, &c.out, cli.JSON, "print the comparison as JSON", "print a table, regressions first")
+	cli.HTMLFlag(fs, &c.out, "write one self-contained HTML page: the tasks, each opening onto the two runs' steps")
+	fs.BoolVar(&c.markdown, "markdown", false, "print a Markdown summary (for a CI job summary or a pull request comment)")
+	fs.StringVar(&c.file, "o", "", "with --html, write the page to `FILE` instead of standard output")
+	fs.StringVar(&c.failOn, "fail-on", "regressed", "exit 1 when any task `regressed`, or `changed`, or `never`")
+	fs.StringVar(&c.align, "align", diff.AlignIndex, "how the steps of a pair line up: index or sequence (as ctx diff)")
+}
+
+func (c *diffConfig) Check(args []string) error {
+	switch c.failOn {
+	case "regressed", "changed", "never":
+	default:
+		return cli.Usagef("--fail-on %q: give regressed (the default), changed or never", c.failOn)
+	}
+	if c.markdown && c.out.Given() {
+		return cli.Usagef("--markdown and --%s ask for two kinds of output; give one", c.out.Format())
+	}
+	if c.file != "" && c.out.Format() != cli.HTML {
+		return cli.Usagef("-o writes the HTML page: give --html")
+	}
+	return nil
+}
+
+func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg diffConfig
+	args, st, err := cli.ParseStore(&cfg, args, diffUsage(), stdout)
+	if err != nil {
+		return err
+	}
+	a, err := suite.Load(st, args[0])
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	b, err := suite.Load(st, args[1])
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	rep, err := suite.Diff(st, a, b, diff.Options{Align: cfg.align})
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	switch {
+	case cfg.markdown:
+		err = suite.WriteDiffMarkdown(stdout, rep)
+	case cfg.out.Format() == cli.HTML:
+		err = writeHTML(st, cfg.file, stdout, a, b, rep, cfg.align)
+	case cfg.out.Human():
+		err = suite.WriteDiffHuman(stdout, rep, cli.Painter(stdout))
+	default:
+		err = cli.WriteJSON(stdout, rep)
+	}
+	if err != nil {
+		return err
+	}
+	if rep.Fails(cfg.failOn) {
+		return cli.Exit(cli.ExitFinding)
+	}
+	return nil
+}

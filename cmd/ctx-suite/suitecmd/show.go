@@ -1,0 +1,54 @@
+package suitecmd
+
+import (
+	"context"
+	"flag"
+	"io"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/suite"
+)
+
+func showUsage() cli.Usage {
+	return cli.Usage{
+		Name:     name,
+		Synopsis: "ctx suite show [flags] NAME",
+		Summary:  "List a suite's runs: one entry per task and epoch, with totals.",
+		Args:     cli.ExactArgs(1, "ctx suite show takes one suite name"),
+		Help: `Prints {"name", "suite", "runs", "passed", "tasks": [{"task", "epoch",
+"passed", "score", "tool_calls", "steps", "pack", "model", "end", "tokens",
+"cost_usd", "duration_s"}], "totals"}: "passed" counts the runs that passed;
+a task run five times is five entries, epochs 1 to 5; tokens, cost and
+duration appear where the runs record them. --human prints a table.`,
+		Examples: `ctx suite show baseline
+ctx suite show baseline --human
+ctx suite show baseline | jq -r '.tasks[] | select(.passed == false) | .task'`,
+	}
+}
+
+type showConfig struct {
+	store string
+	out   cli.Output
+}
+
+func (c *showConfig) RegisterFlags(fs *flag.FlagSet) {
+	cli.StoreFlag(fs, &c.store)
+	cli.OutputFlags(fs, &c.out, cli.JSON, "print the suite as JSON", "print a table")
+}
+
+func runShow(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg showConfig
+	args, st, err := cli.ParseStore(&cfg, args, showUsage(), stdout)
+	if err != nil {
+		return err
+	}
+	s, err := suite.Load(st, args[0])
+	if err != nil {
+		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	rep := suite.Show(s)
+	if cfg.out.Human() {
+		return suite.WriteShowHuman(stdout, rep)
+	}
+	return cli.WriteJSON(stdout, rep)
+}

@@ -1,0 +1,79 @@
+// Package suitecmd is ctx suite: the runs of an evaluation stored as one
+// suite, listed and compared task by task.
+package suitecmd
+
+import (
+	"context"
+	"flag"
+	"io"
+	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/cli"
+)
+
+const name = "ctx-suite"
+
+func usage() cli.Usage {
+	return cli.Usage{
+		Name: name,
+		Synopsis: `ctx suite add NAME SOURCE... [--results FILE]
+ctx suite show NAME
+ctx suite diff A B [--fail-on regressed|changed|never]
+ctx suite export --parquet DIR NAME...`,
+		Summary: "Store the runs of an evaluation as a suite and compare two suites task by task.",
+		Help: `A suite is the runs of one evaluation: a benchmark's tasks, an Inspect
+eval's samples, several rollouts of one task. 'add' packs every run of its
+sources and records, task by task, which pack each run is and how it was
+judged, under the name NAME (refs/suites/NAME). 'show' lists a suite's
+runs; 'diff' pairs the runs of two suites by task id and epoch and says
+which tasks regressed or improved, how each pair's steps drifted, and
+whether the change is more than chance (McNemar's exact test); 'export'
+writes a suite's runs and steps as Parquet tables.
+
+'ctx suite COMMAND --help' says more of each.`,
+		Examples: `ctx suite add baseline logs/2026-05-01_eval.eval
+ctx suite add candidate trajs/ --results results.json
+ctx suite show baseline --human
+ctx suite diff baseline candidate --human
+ctx suite diff baseline candidate --markdown >> "$GITHUB_STEP_SUMMARY"
+ctx suite export --parquet out/ baseline candidate`,
+	}
+}
+
+// commands maps each subcommand to its run.
+func commands() map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) error{
+		"add": runAdd, "show": runShow, "diff": runDiff, "export": runExport,
+	}
+}
+
+// Main runs ctx suite with the process's arguments and streams.
+func Main() int { return cli.Main(name, Run) }
+
+// Run is ctx suite: its subcommand, with the rest of the arguments.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		// ctx suite --help, or flags without a command.
+		var none noFlags
+		if _, err := cli.ParseArgs(&none, args, usage(), stdout); err != nil {
+			return err
+		}
+		return cli.Usagef("ctx suite takes a command: add, show, diff or export")
+	}
+	run, ok := commands()[args[0]]
+	if !ok {
+		return cli.Usagef("ctx suite has no command %q (add, show, diff or export)", args[0])
+	}
+	return run(ctx, args[1:], stdin, stdout, stderr)
+}
+
+type noFlags struct{}
+
+func (noFlags) RegisterFlags(*flag.FlagSet) {}
+
+// messenger prints the notes and warnings of a subcommand.
+func messenger(stderr io.Writer) cli.Messenger { return cli.Messenger{Name: name, W: stderr} }
+
+func notef(m cli.Messenger) func(string) { return func(s string) { m.Notef("%s", s) } }
+
+func warnf(m cli.Messenger) func(string) { return func(s string) { m.Warnf("%s", s) } }

@@ -1,0 +1,381 @@
+package pack
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// Saver packs the logs of a stream (ctx pack - of many runs, a suite)
+// into one store with commits shared between runs: one hold of the write
+// lock, and for each batch of runs one packed file of their objects and
+// manifests (store.Batch.PackSmall), one sync, their index entries
+// written together and refs/latest once. A run is published, and given
+// back by Add or Flush, only once its batch is committed: what a Saver
+// returned is durable; what it had not returned when the process died
+// never becomes visible.
+type Saver struct {
+	st      *store.Store
+	opts    SaveOptions
+	unlock  func()
+	cache   *store.StatCache
+	batch   *store.Batch
+	stop    func()
+	waiting []waiting
+	first   time.Time // when the oldest run of the batch was added
+	bytes   int64     // bytes written to the batch so far
+	steps   int       // steps of the runs waiting, held in memory until the commit
+	// inflight, when set, yields what the commit of the previous batch,
+	// running while this one is built, published.
+	inflight chan flushed
+}
+
+// flushed is what a batch's commit published.
+type flushed struct {
+	saved []Saved
+	err   error
+}
+
+// waiting is a run built into the batch, not yet published.
+type waiting struct {
+	res      *Result
+	hash     store.Hash
+	stats    store.Stats // the run's own blobs
+	manifest int64       // its manifest's size, when the batch wrote it
+	written  bool        // the manifest is new to the store
+}
+
+// Saved is one pack a Saver published.
+type Saved struct {
+	Result    *Result
+	Published Published
+}
+
+// When a batch is committed: after this many runs, bytes, steps (the
+// manifests wait in memory for their commit) or time since its first
+// run, whichever comes first, and at the end of the stream. A slow stream
+// (an agent producing runs one by one) still sees each run reported
+// within about a second of the next one's end.
+const (
+	saverRuns  = 512
+	saverBytes = 64 << 20
+	saverSteps = 50000
+	saverAge   = time.Second
+)
+
+// NewSaver holds the store's write lock for the stream; Close gives it
+// back.
+func NewSaver(st *store.Store, opts SaveOptions) (*Saver, error) {
+	for _, t := range opts.Tags {
+		if err := store.CheckTagName(t); err != nil {
+			return nil, err
+		}
+	}
+	unlock, err := st.LockWrites()
+	if err != nil {
+		return nil, publishError(st, store.Hash{}, err)
+	}
+	s := &Saver{st: st, opts: opts, unlock: unlock, cache: st.LoadStatCache()}
+	if opts.Rehash {
+		s.cache.Refresh()
+	}
+	return s, nil
+}
+
+func (s *Saver) newBatch() {
+	s.batch = s.st.NewBatch()
+	s.batch.PackSmall()
+	s.batch.UseStatCache(s.cache)
+	s.first = time.Now()
+	s.bytes, s.steps = 0, 0
+	if s.opts.Interrupt != nil {
+		// An interrupt drops the runs not yet committed; those returned
+		// are stored.
+		s.stop = s.opts.Interrupt(s.batch.Abort)
+	}
+}
+
+// Add builds the log r (named source in errors) into the current batch,
+// and commits the batch when it is due. It returns the packs published,
+// in the order of their logs. A log with a problem stores nothing of its
+// own; the runs before it are committed first and returned with the
+// error.
+func (s *Saver) Add(r io.Reader, source string) ([]Saved, error) {
+	if s.batch == nil {
+		s.newBatch()
+	}
+	mark := s.batch.Mark()
+	before := s.batch.Stats()
+	bopts := s.opts.Options
+	bopts.Scratch = s.st.Scratch
+	res, err := Build(r, s.batch, bopts)
+	if err != nil {
+		// Nothing of this log is stored; the runs before it are.
+		if rerr := s.batch.Rollback(mark); rerr != nil {
+			s.abort()
+			return nil, errors.Join(buildError(source, err), rerr)
+		}
+		saved, ferr := s.Flush()
+		return saved, errors.Join(buildError(source, err), ferr)
+	}
+	w := waiting{res: res}
+	after := s.batch.Stats()
+	w.stats = store.Stats{Written: after.Written - before.Written, Reused: after.Reused - before.Reused,
+		BytesWritten: after.BytesWritten - before.BytesWritten, Unread: after.Unread - before.Unread}
+	if err := s.addManifest(&w); err != nil {
+		s.abort()
+		return nil, publishError(s.st, w.hash, err)
+	}
+	s.waiting = append(s.waiting, w)
+	s.bytes += w.stats.BytesWritten + w.manifest
+	if m := res.Manifest; m.spill == nil {
+		s.steps += len(m.Steps)
+	}
+	if len(s.waiting) >= saverRuns || s.bytes >= saverBytes || s.steps >= saverSteps || time.Since(s.first) >= saverAge {
+		return s.rotate()
+	}
+	select {
+	case f := <-s.inflight: // the previous commit is done: hand its packs on now
+		s.inflight = nil
+		if f.err != nil {
+			s.abort()
+		}
+		return f.saved, f.err
+	default:
+		return nil, nil
+	}
+}
+
+// rotate waits for the commit in flight, then commits the current batch
+// in the background while the next one is built: the syncs and the index
+// entries of one batch overlap the reading of the next. At most one
+// commit runs at a time, so packs are handed on in the order of their
+// logs.
+func (s *Saver) rotate() ([]Saved, error) {
+	saved, err := s.wait()
+	if err != nil {
+		s.abort()
+		return saved, err
+	}
+	batch, runs, stop := s.batch, s.waiting, s.stop
+	s.batch, s.waiting, s.stop = nil, nil, nil
+	ch := make(chan flushed, 1)
+	s.inflight = ch
+	go func() {
+		out, err := s.commit(batch, runs, stop)
+		ch <- flushed{out, err}
+	}()
+	return saved, nil
+}
+
+// wait waits for the commit in flight, if any, and returns what it
+// published.
+func (s *Saver) wait() ([]Saved, error) {
+	if s.inflight == nil {
+		return nil, nil
+	}
+	f := <-s.inflight
+	s.inflight = nil
+	return f.saved, f.err
+}
+
+// addManifest puts the run's manifest in the batch, beside its blobs: in
+// the packed file, so both become visible at once; a manifest whose steps
+// wait in a scratch file is streamed into the batch.
+func (s *Saver) addManifest(w *waiting) error {
+	m := w.res.Manifest
+	defer m.Release()
+	var n int64
+	var err error
+	// The batch's puts of this run are done: what it writes now is the
+	// manifest, new to the store and the batch or not.
+	before := s.batch.Stats().Written
+	defer func() { w.written = s.batch.Stats().Written > before }()
+	if m.spill != nil {
+		pr, pw := io.Pipe()
+		go func() { pw.CloseWithError(EncodeTo(pw, m)) }()
+		w.hash, n, err = s.batch.PutReader(pr)
+		pr.CloseWithError(err)
+	} else {
+		var canon []byte
+		if canon, w.hash, err = Encode(m); err == nil {
+			n = int64(len(canon))
+			_, err = s.batch.PutBytes(canon)
+		}
+	}
+	w.manifest = n
+	return err
+}
+
+// Flush commits the batch: the packed file of its blobs and manifests,
+// then the runs' index entries, then refs/latest (and the tags) once. It
+// returns the packs published.
+func (s *Saver) Flush() ([]Saved, error) {
+	saved, err := s.wait()
+	if err != nil {
+		s.abort()
+		return saved, err
+	}
+	if s.batch == nil || len(s.waiting) == 0 {
+		if s.batch != nil {
+			s.abort()
+		}
+		return saved, nil
+	}
+	batch, runs, stop := s.batch, s.waiting, s.stop
+	s.batch, s.waiting, s.stop = nil, nil, nil
+	out, err := s.commit(batch, runs, stop)
+	return append(saved, out...), err
+}
+
+// commit commits batch, holding runs, and publishes them; stop ends the
+// batch's interrupt handler.
+func (s *Saver) commit(batch *store.Batch, runs []waiting, stop func()) ([]Saved, error) {
+	if stop != nil {
+		defer stop()
+	}
+	last := make([]store.Hash, len(runs))
+	for i, w := range runs {
+		last[i] = w.hash
+	}
+	if err := batch.CommitLast(last); err != nil {
+		return nil, publishError(s.st, store.Hash{}, err)
+	}
+	now := time.Now()
+	var entries []IndexEntry
+	seen := map[store.Hash]bool{}
+	for _, w := range runs {
+		m := w.res.Manifest
+		m.Hash = w.hash.String()
+		if !seen[w.hash] && (w.written || !IndexCurrent(s.st, w.hash, m)) {
+			e := NewIndexEntry(w.hash, m, now)
+			e.Subject = Subject(s.st, m)
+			entries = append(entries, e)
+		}
+		seen[w.hash] = true
+	}
+	if err := WriteIndexEntries(s.st, entries); err != nil {
+		return nil, publishError(s.st, runs[0].hash, fmt.Errorf("cannot write the index entries: %w", err))
+	}
+	h := runs[len(runs)-1].hash
+	indexed := false
+	for _, e := range entries {
+		indexed = indexed || e.Hash == h
+	}
+	for _, ref := range append([]string{store.LatestRef}, s.opts.Tags...) {
+		moved, err := moveRef(s.st, ref, h)
+		if err != nil {
+			return nil, publishError(s.st, h, err)
+		}
+		// As Publish: a pack packed again that refs/latest moves to is
+		// stamped with this time, so ctx log lists it first.
+		if moved && ref == store.LatestRef && !indexed {
+			if err := restamp(s.st, h, now); err != nil {
+				return nil, publishError(s.st, h, err)
+			}
+		}
+	}
+	out := make([]Saved, len(runs))
+	for i, w := range runs {
+		p := Published{Hash: w.hash, Stats: w.stats}
+		if w.written {
+			p.Stats.Written++
+			p.Stats.BytesWritten += w.manifest
+		} else {
+			p.Stats.Reused++
+		}
+		out[i] = Saved{Result: w.res, Published: p}
+	}
+	return out, nil
+}
+
+func (s *Saver) stopInterrupt() {
+	if s.stop != nil {
+		s.stop()
+		s.stop = nil
+	}
+}
+
+func (s *Saver) abort() {
+	// A commit in flight finishes (its packs are stored, not handed on).
+	s.wait()
+	if s.batch != nil {
+		s.batch.Abort()
+		s.batch = nil
+	}
+	s.waiting = nil
+	s.stopInterrupt()
+}
+
+// Close commits what is left (Flush) and gives back the write lock.
+func (s *Saver) Close() ([]Saved, error) {
+	defer s.unlock()
+	saved, err := s.Flush()
+	if err != nil {
+		s.abort()
+		return saved, err
+	}
+	// The cache only saves time: the packs are complete without it.
+	_ = s.st.SaveStatCache(s.cache)
+	return saved, nil
+}
+
+// SaveLogs is ctx pack of a stream (Logs): the first log is stored alone
+// as it is read (Save), so a single log is stored exactly as before; from
+// the second on the logs share commits (Saver), and each pack is handed
+// to each once it is durable, in the order of the logs. A problem in one
+// log stops the stream after the logs before it are stored and handed on.
+// opts.Source names the stream; with opts.Tags a second log is an error
+// (a tag names one pack).
+func SaveLogs(st *store.Store, logs *Logs, opts SaveOptions, each func(*Result, Published) error) error {
+	var saver *Saver
+	defer func() {
+		if saver != nil {
+			saver.abort()
+			saver.unlock()
+		}
+	}()
+	hand := func(saved []Saved, err error) error {
+		for _, s := range saved {
+			if herr := each(s.Result, s.Published); herr != nil {
+				return herr
+			}
+		}
+		return err
+	}
+	name := opts.Source
+	for log := logs.Next(); log != nil; log = logs.Next() {
+		if logs.Index() == 1 {
+			res, pub, err := Save(st, log, opts)
+			if err != nil {
+				return err
+			}
+			if err := each(res, pub); err != nil {
+				return err
+			}
+			continue
+		}
+		src := fmt.Sprintf("%s, log %d (line %d on)", name, logs.Index(), logs.Line())
+		if len(opts.Tags) > 0 {
+			return fmt.Errorf("%s: a second log; --tag names one pack, and the first is stored and tagged", src)
+		}
+		if saver == nil {
+			var err error
+			if saver, err = NewSaver(st, opts); err != nil {
+				return err
+			}
+		}
+		if err := hand(saver.Add(log, src)); err != nil {
+			return err
+		}
+	}
+	if saver == nil {
+		return nil
+	}
+	s := saver
+	saver = nil
+	return hand(s.Close())
+}

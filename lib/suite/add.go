@@ -1,0 +1,543 @@
+package suite
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/contextsubstrate/ctx/lib/convert"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+	"github.com/contextsubstrate/ctx/lib/text"
+)
+
+// AddOptions are what ctx suite add is given besides the suite's name.
+type AddOptions struct {
+	// Sources are transcript files (one or many runs each), directories
+	// of them, "-" for a stream of logs on Stdin, or pack names.
+	Sources []string
+	// Results are files (or folders) of outcomes that live beside the
+	// runs: SWE-bench's results.json, a results_summary.json, a folder of
+	// logs/<id>/report.json.
+	Results []string
+	Stdin   io.Reader
+	// Model names the model of transcripts that name none.
+	Model string
+	// Strict makes unknown fields of a log errors.
+	Strict bool
+	// Note and Warn receive what the user should know: files skipped,
+	// tasks given ids, results that name no run.
+	Note, Warn func(string)
+	// Interrupt is pack.SaveOptions.Interrupt.
+	Interrupt func(abort func()) (stop func())
+}
+
+// AddReport is what ctx suite add prints.
+type AddReport struct {
+	Name    string `json:"name"`
+	Suite   string `json:"suite"` // ctx://<hex> of the suite object
+	Runs    int    `json:"runs"`
+	Tasks   int    `json:"tasks"`
+	Passed  int    `json:"passed"`
+	Skipped int    `json:"skipped"` // files of a directory that are no transcript
+}
+
+// unit is one thing to read runs from: a file, the standard input, or a
+// pack already stored.
+type unit struct {
+	source string // the SOURCE argument it came from
+	path   string // the file ("" for stdin or a pack)
+	label  string // how messages name it
+	stem   string // the task id a file of one run gives, in a directory
+	pack   store.Hash
+	stdin  bool
+}
+
+// found is a run read from a unit, before its task is settled.
+type found struct {
+	run    Run
+	hasID  bool
+	unit   *unit
+	index  int // its place among the runs of its SOURCE, from 1
+	nInSrc int
+}
+
+// Add packs every run of the sources, reads the results files, and
+// records the suite under refs/suites/NAME. Every source and results file
+// is checked before anything is packed; a run that cannot be packed stops
+// it, and then no suite is recorded (the packs stored before stay, as
+// with ctx pack - of a stream).
+func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, error) {
+	var rep AddReport
+	note := func(format string, args ...any) {
+		if opts.Note != nil {
+			opts.Note(fmt.Sprintf(format, args...))
+		}
+	}
+	if err := store.CheckSuiteName(name); err != nil {
+		return nil, rep, err
+	}
+	units, skippedDirs, err := plan(st, opts.Sources)
+	if err != nil {
+		return nil, rep, err
+	}
+	results, err := ReadResults(opts.Results)
+	if err != nil {
+		return nil, rep, err
+	}
+	var runs []*found
+	perSource := map[string][]*found{}
+	skipped := skippedDirs
+	for _, u := range units {
+		got, skip, err := readUnit(st, u, opts)
+		if err != nil {
+			return nil, rep, err
+		}
+		if skip {
+			skipped[u.source]++
+			continue
+		}
+		for _, f := range got {
+			perSource[u.source] = append(perSource[u.source], f)
+			f.index = len(perSource[u.source])
+			runs = append(runs, f)
+		}
+	}
+	for _, src := range opts.Sources {
+		if n := skipped[src]; n > 0 {
+			note("%s: %s skipped: not a transcript or a log", src, text.Plural(n, "file"))
+			rep.Skipped += n
+		}
+	}
+	if len(runs) == 0 {
+		return nil, rep, text.WithHints(errors.New("no runs in "+strings.Join(opts.Sources, ", ")), "nothing was stored for suite "+name)
+	}
+	settleTasks(runs, perSource, opts.Sources, note)
+	m := &Manifest{Kind: Kind, Version: Version}
+	for _, f := range runs {
+		m.Runs = append(m.Runs, f.run)
+	}
+	results.apply(m.Runs, note)
+	sortRuns(m.Runs)
+	h, err := Store(st, name, m)
+	if err != nil {
+		return nil, rep, err
+	}
+	rep = AddReport{Name: name, Suite: h.URI(), Runs: len(m.Runs), Tasks: countTasks(m.Runs), Passed: countPassed(m.Runs), Skipped: rep.Skipped}
+	return &Named{Name: name, Hash: h, Manifest: m}, rep, nil
+}
+
+// plan turns the sources into units, checking each exists: a file, a
+// directory (its files, in name order, dot files left out), "-", or a
+// pack name. It counts what a directory holds that is not a regular file.
+func plan(st *store.Store, sources []string) ([]*unit, map[string]int, error) {
+	var units []*unit
+	skipped := map[string]int{}
+	stdin := false
+	for _, src := range sources {
+		if src == "-" {
+			if stdin {
+				return nil, nil, errors.New("- is given twice: standard input is read once")
+			}
+			stdin = true
+			units = append(units, &unit{source: src, label: "standard input", stdin: true})
+			continue
+		}
+		fi, err := os.Stat(src)
+		switch {
+		case err == nil && fi.IsDir():
+			var files []string
+			err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					return err
+				}
+				if p != src && strings.HasPrefix(d.Name(), ".") {
+					if d.IsDir() {
+						return filepath.SkipDir
+					}
+					return nil
+				}
+				switch {
+				case d.Type().IsRegular():
+					files = append(files, p)
+				case !d.IsDir():
+					skipped[src]++
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", src, err)
+			}
+			sort.Strings(files)
+			for _, p := range files {
+				rel, _ := filepath.Rel(src, p)
+				units = append(units, &unit{source: src, path: p, label: p, stem: stemOf(filepath.ToSlash(rel))})
+			}
+		case err == nil:
+			units = append(units, &unit{source: src, path: src, label: src, stem: stemOf(filepath.Base(src))})
+		case errors.Is(err, fs.ErrNotExist):
+			h, perr := st.ResolvePack(src)
+			if perr != nil {
+				return nil, nil, text.WithHints(fmt.Errorf("%s: no such file or directory, and no pack of that name", src),
+					"a SOURCE is a transcript file, a directory of them, - for a stream of logs, or a pack name")
+			}
+			units = append(units, &unit{source: src, label: "pack " + h.String(), pack: h})
+		default:
+			return nil, nil, err
+		}
+	}
+	return units, skipped, nil
+}
+
+// stemOf is the task id a file of one run gives: the folder of a file in
+// a folder of its own (trajs/ID/ID.traj), else the file's name without
+// the extensions transcripts have.
+func stemOf(rel string) string {
+	if dir, _, ok := strings.Cut(rel, "/"); ok {
+		return dir
+	}
+	name := rel
+	for {
+		ext := filepath.Ext(name)
+		switch strings.ToLower(ext) {
+		case ".gz", ".json", ".jsonl", ".ndjson", ".traj", ".eval", ".log":
+			name = strings.TrimSuffix(name, ext)
+			continue
+		}
+		return name
+	}
+}
+
+// readUnit packs the runs of one unit (or loads the pack it names) and
+// returns each as a Run; skip is set for a file of a directory that is not
+// a transcript.
+func readUnit(st *store.Store, u *unit, opts AddOptions) ([]*found, bool, error) {
+	if !u.pack.IsZero() {
+		f, err := runOf(st, u.pack, u)
+		if err != nil {
+			return nil, false, err
+		}
+		return []*found{f}, false, nil
+	}
+	if u.stdin {
+		wd, _ := os.Getwd()
+		return packLogs(st, u, opts.Stdin, wd, opts)
+	}
+	f, err := os.Open(u.path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	isLog, notText := sniffFile(f)
+	if notText && u.source != u.path {
+		return nil, true, nil // a binary file in a directory
+	}
+	root := filepath.Dir(u.path)
+	if isLog {
+		return packLogs(st, u, f, root, opts)
+	}
+	// A transcript: converted into a scratch file, then packed from it as
+	// ctx convert | ctx pack - would.
+	tmp, err := st.Scratch()
+	if err != nil {
+		return nil, false, err
+	}
+	defer tmp.Close()
+	var warnings []string
+	_, cerr := convert.Convert(f, f, tmp, convert.Options{Model: opts.Model,
+		Warn: func(s string) { warnings = append(warnings, s) }})
+	var ue *convert.UndetectedError
+	switch {
+	case errors.As(cerr, &ue) && ue.Log:
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, false, err
+		}
+		return packLogs(st, u, f, root, opts)
+	case errors.As(cerr, &ue) && u.source != u.path:
+		return nil, true, nil // a README, a YAML of statuses
+	case errors.As(cerr, &ue):
+		return nil, false, fmt.Errorf("%s: %w", u.label, cerr)
+	case cerr != nil:
+		var ie *convert.InputError
+		if errors.As(cerr, &ie) && u.source != u.path && notJSON(u.path) {
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("%s: %w", u.label, cerr)
+	}
+	if opts.Warn != nil && len(warnings) > 0 {
+		opts.Warn(fmt.Sprintf("%s: %s (ctx convert %s says which)", u.label, text.Plural(len(warnings), "warning"), u.path))
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return nil, false, err
+	}
+	return packLogs(st, u, tmp, root, opts)
+}
+
+// packLogs stores every log of r as ctx pack - does (pack.SaveLogs: the
+// logs of a stream share commits), and reads each pack back as a Run.
+func packLogs(st *store.Store, u *unit, r io.Reader, root string, opts AddOptions) ([]*found, bool, error) {
+	var out []*found
+	err := pack.SaveLogs(st, pack.NewLogs(r), pack.SaveOptions{
+		Options: pack.Options{Root: root, Strict: opts.Strict, Store: st, Warn: opts.Warn},
+		Source:  u.label, Interrupt: opts.Interrupt,
+	}, func(_ *pack.Result, pub pack.Published) error {
+		f, err := runOf(st, pub.Hash, u)
+		if err == nil {
+			out = append(out, f)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, f := range out {
+		f.nInSrc = len(out)
+	}
+	return out, false, nil
+}
+
+// runOf reads pack h as a run of the suite: its task, outcome and end, and
+// what its steps add up to.
+func runOf(st *store.Store, h store.Hash, u *unit) (*found, error) {
+	var calls int
+	var tokens int64
+	var cost float64
+	hasTokens, hasCost := false, false
+	var first, last time.Time
+	m, n, err := pack.Head(st, h, func(s *pack.Step) error {
+		if s.Type == "tool_call" {
+			calls++
+		}
+		if t, c, okT, okC := usageOf(s.Metadata); okT || okC {
+			tokens += t
+			cost += c
+			hasTokens = hasTokens || okT
+			hasCost = hasCost || okC
+		}
+		if s.Timestamp != nil {
+			if t, err := time.Parse(time.RFC3339Nano, *s.Timestamp); err == nil {
+				if first.IsZero() || t.Before(first) {
+					first = t
+				}
+				if t.After(last) {
+					last = t
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", u.label, err)
+	}
+	r := Run{Pack: h, Outcome: m.Outcome, End: m.End, Model: m.Model.Identifier, Created: m.CreatedText(), Steps: n, ToolCalls: calls}
+	if hasTokens {
+		r.Tokens = &tokens
+	}
+	if hasCost {
+		r.CostUSD = &cost
+	}
+	if !first.IsZero() && last.After(first) {
+		d := last.Sub(first).Seconds()
+		r.Duration = &d
+	}
+	f := &found{run: r, unit: u}
+	if m.Task != nil {
+		f.hasID = true
+		f.run.Task, f.run.Epoch, f.run.Name = m.Task.ID, m.Task.Epoch, m.Task.Name
+	}
+	return f, nil
+}
+
+// usageOf reads a step's metadata.usage (the one shape converters write):
+// its tokens (total_tokens, else input plus output) and cost_usd.
+func usageOf(meta json.RawMessage) (tokens int64, cost float64, okT, okC bool) {
+	if !bytes.Contains(meta, []byte(`"usage"`)) {
+		return
+	}
+	var m struct {
+		Usage map[string]json.Number `json:"usage"`
+	}
+	if json.Unmarshal(meta, &m) != nil || m.Usage == nil {
+		return
+	}
+	num := func(k string) (float64, bool) {
+		v, ok := m.Usage[k]
+		if !ok {
+			return 0, false
+		}
+		f, err := v.Float64()
+		return f, err == nil
+	}
+	if t, ok := num("total_tokens"); ok {
+		tokens, okT = int64(t), true
+	} else {
+		in, okIn := num("input_tokens")
+		o, okOut := num("output_tokens")
+		tokens, okT = int64(in+o), okIn || okOut
+	}
+	cost, okC = num("cost_usd")
+	return
+}
+
+// sniffFile reads the start of f: isLog when its first line is an event of
+// ctx's NDJSON log; notText when it holds a NUL byte and is neither gzip
+// nor zip (a binary file). f is left at its start.
+func sniffFile(f *os.File) (isLog, notText bool) {
+	br := bufio.NewReaderSize(f, 64<<10)
+	head, _ := br.Peek(64 << 10)
+	defer f.Seek(0, io.SeekStart)
+	if bytes.HasPrefix(head, []byte{0x1f, 0x8b}) || bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return false, false
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return false, true
+	}
+	line, _, _ := bytes.Cut(head, []byte("\n"))
+	var ev struct {
+		Event *string `json:"event"`
+	}
+	if json.Unmarshal(bytes.TrimSpace(line), &ev) == nil && ev.Event != nil {
+		return true, false
+	}
+	return false, false
+}
+
+// notJSON reports whether a file does not even begin like JSON (or gzip
+// or zip): a README, a YAML file, a shell script.
+func notJSON(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	b := make([]byte, 512)
+	n, _ := io.ReadFull(f, b)
+	t := bytes.TrimLeft(b[:n], " \t\r\n\ufeff")
+	if len(t) == 0 {
+		return true
+	}
+	return t[0] != '{' && t[0] != '[' && t[0] != 0x1f && t[0] != 'P'
+}
+
+// settleTasks gives every run a task id and an epoch: a run without one
+// takes its file's stem (a file of one run in a directory, or a file
+// given alone) or else its index in its source, said once per source;
+// several runs of one task keep their epochs when those are distinct, and
+// are numbered 1, 2, ... in source order otherwise, said once per task.
+func settleTasks(runs []*found, perSource map[string][]*found, sources []string, note func(string, ...any)) {
+	for _, src := range sources {
+		var byIndex int
+		for _, f := range perSource[src] {
+			if f.hasID {
+				continue
+			}
+			if f.unit.stem != "" && f.nInSrc == 1 {
+				f.run.Task = f.unit.stem
+				continue
+			}
+			f.run.Task = strconv.Itoa(f.index)
+			byIndex++
+		}
+		if byIndex > 0 {
+			note("%s: %s without a task id: each one's index in the source is its id", src, text.Plural(byIndex, "run"))
+		}
+	}
+	byTask := map[string][]*found{}
+	var order []string
+	for _, f := range runs {
+		if byTask[f.run.Task] == nil {
+			order = append(order, f.run.Task)
+		}
+		byTask[f.run.Task] = append(byTask[f.run.Task], f)
+	}
+	for _, id := range order {
+		group := byTask[id]
+		seen := map[int]bool{}
+		distinct := true
+		for _, f := range group {
+			e := f.run.Epoch
+			if e <= 0 {
+				e = 1
+			}
+			if seen[e] {
+				distinct = false
+			}
+			seen[e] = true
+		}
+		for i, f := range group {
+			if !distinct {
+				f.run.Epoch = i + 1
+			} else if f.run.Epoch <= 0 {
+				f.run.Epoch = 1
+			}
+		}
+		if !distinct {
+			note("task %s: %d runs with the same epoch, kept as epochs 1 to %d in source order", id, len(group), len(group))
+		}
+	}
+}
+
+// sortRuns orders runs by task (numbers by value, before other ids), then
+// epoch.
+func sortRuns(runs []Run) {
+	slices.SortStableFunc(runs, func(x, y Run) int { return cmpTask(x.Task, x.Epoch, y.Task, y.Epoch) })
+}
+
+// cmpTask orders tasks as Inspect orders samples: ids that are numbers by
+// value, before the others in byte order; then epochs.
+func cmpTask(a string, ea int, b string, eb int) int {
+	ai, aerr := strconv.Atoi(a)
+	bi, berr := strconv.Atoi(b)
+	switch {
+	case aerr == nil && berr == nil && ai != bi:
+		return cmp.Compare(ai, bi)
+	case aerr == nil && berr != nil:
+		return -1
+	case aerr != nil && berr == nil:
+		return 1
+	case a != b:
+		return strings.Compare(a, b)
+	}
+	return cmp.Compare(ea, eb)
+}
+
+func countTasks(runs []Run) int {
+	seen := map[string]bool{}
+	for _, r := range runs {
+		seen[r.Task] = true
+	}
+	return len(seen)
+}
+
+func countPassed(runs []Run) int {
+	n := 0
+	for i := range runs {
+		if p := runs[i].Passed(); p != nil && *p {
+			n++
+		}
+	}
+	return n
+}
+
+// countJudged counts the runs that have a verdict.
+func countJudged(runs []Run) int {
+	n := 0
+	for i := range runs {
+		if runs[i].Passed() != nil {
+			n++
+		}
+	}
+	return n
+}

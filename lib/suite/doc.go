@@ -1,0 +1,12 @@
+// Package suite is ctx suite: the runs of one evaluation (a benchmark's
+// tasks, an Inspect eval's samples, rollouts of one task) stored as packs
+// and listed, task by task, in a suite object named by refs/suites/NAME;
+// its listing (show), the comparison of two suites task by task (diff:
+// outcome changes, step drift, McNemar's test) and its rows for tables
+// elsewhere (export).
+//
+// It reads transcripts through lib/convert and packs them through
+// lib/pack's Logs and Save, as ctx convert | ctx pack - does, and compares
+// runs with lib/diff's engine; it never writes outside the store but the
+// files export is asked to write.
+package suite

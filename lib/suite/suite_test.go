@@ -1,0 +1,204 @@
+package suite
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestMcNemarExact holds the exact two-sided p-value to values worked
+// out with exact fractions (Python's fractions and math.comb, rounded to
+// the nearest double): small tables, ties, one-sided splits, and
+// thousands of pairs.
+func TestMcNemarExact(t *testing.T) {
+	cases := []struct {
+		b, c int
+		want float64
+	}{
+		{0, 0, 1},
+		{0, 1, 1},
+		{1, 6, 0.125},
+		{6, 1, 0.125},
+		{0, 5, 0.0625},
+		{4, 0, 0.125},
+		{10, 2, 0.03857421875},
+		{3, 3, 1},
+		{25, 40, 0.08168153394154005},
+		{900, 1000, 0.02310884510890107},
+		{0, 60, 1.734723475976807e-18},
+	}
+	for _, c := range cases {
+		got := McNemarExact(c.b, c.c)
+		if got != c.want {
+			t.Errorf("McNemarExact(%d, %d) = %.17g, want %.17g", c.b, c.c, got, c.want)
+		}
+	}
+}
+
+// TestCmpTask orders ids as Inspect orders samples.
+func TestCmpTask(t *testing.T) {
+	ids := []string{"10", "2", "b", "a", "1"}
+	runs := make([]Run, len(ids))
+	for i, id := range ids {
+		runs[i] = Run{Task: id, Epoch: 1}
+	}
+	runs = append(runs, Run{Task: "2", Epoch: 3}, Run{Task: "2", Epoch: 2})
+	sortRuns(runs)
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.Task+":"+string(rune('0'+r.Epoch)))
+	}
+	if strings.Join(got, " ") != "1:1 2:1 2:2 2:3 10:1 a:1 b:1" {
+		t.Errorf("order %v", got)
+	}
+}
+
+// TestStemOf names a task by its file or folder.
+func TestStemOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"django__django-11099.traj":                      "django__django-11099",
+		"django__django-11099.traj.json.gz":              "django__django-11099",
+		"django__django-11099/django__django-11099.traj": "django__django-11099",
+		"run.v2.jsonl": "run.v2",
+		"README":       "README",
+	} {
+		if got := stemOf(in); got != want {
+			t.Errorf("stemOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestReadResults reads each shape of results file and names the field
+// of a bad one.
+func TestReadResults(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	runs := func() []Run { return []Run{{Task: "a", Epoch: 1}, {Task: "b", Epoch: 1}, {Task: "c", Epoch: 1}} }
+	verdicts := func(rs []Run) string {
+		var out []string
+		for _, r := range rs {
+			switch p := r.Passed(); {
+			case p == nil:
+				out = append(out, r.Task+"=?")
+			case *p:
+				out = append(out, r.Task+"=pass:"+r.Outcome.Source)
+			default:
+				out = append(out, r.Task+"=fail:"+r.Outcome.Source)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	cases := []struct {
+		name, file, want string
+		notes            int
+	}{
+		{"results.json", `{"resolved": ["a", "z"], "no_logs": ["c"]}`, "a=pass:results.json b=fail:results.json c=fail:results.json", 1},
+		{"results_summary.json", `{"instances": [{"instance_id": "b", "resolved": true}, {"instance_id": "c", "resolved": false}]}`, "a=? b=pass:results_summary.json c=fail:results_summary.json", 0},
+		{"report.json", `{"a": {"resolved": false, "tests_status": {}}}`, "a=fail:report.json b=? c=?", 0},
+		{"run.json", `{"resolved_ids": ["c"], "unresolved_ids": ["a"]}`, "a=fail:run.json b=fail:run.json c=pass:run.json", 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := ReadResults([]string{write(c.name, c.file)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := runs()
+			notes := 0
+			r.apply(rs, func(string, ...any) { notes++ })
+			if got := verdicts(rs); got != c.want || notes != c.notes {
+				t.Errorf("%s (%d notes), want %s (%d notes)", got, notes, c.want, c.notes)
+			}
+		})
+	}
+	write("logs/a/report.json", `{"a": {"resolved": true}}`)
+	write("logs/b/report.json", `{"b": {"resolved": false}}`)
+	r, err := ReadResults([]string{filepath.Join(dir, "logs")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := runs()
+	r.apply(rs, func(string, ...any) {})
+	if got := verdicts(rs); got != "a=pass:report.json b=fail:report.json c=?" {
+		t.Errorf("folder: %s", got)
+	}
+	for bad, msg := range map[string]string{
+		`[1]`:                              "must be a JSON object, not an array",
+		`{"resolved": "a"}`:                ".resolved: must be an array of task ids, not a string",
+		`{"resolved": [1]}`:                ".resolved[0]: must be a task id (a string), not a number",
+		`{"instances": [{"resolved": 1}]}`: ".instances[0].instance_id: must be a string, not null",
+		`{"instances": [{"instance_id": "a", "resolved": "yes"}]}`: ".instances[0].resolved: must be true or false, not a string",
+		`{"x": 1}`:       "not a results file",
+		`{"resolved": [`: "invalid JSON",
+	} {
+		_, err := ReadResults([]string{write("bad.json", bad)})
+		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "bad.json") {
+			t.Errorf("%s: %v, want %q", bad, err, msg)
+		}
+	}
+}
+
+// FuzzResults feeds the results reader any bytes: an error or verdicts,
+// never a panic.
+func FuzzResults(f *testing.F) {
+	for _, s := range []string{`{"resolved": ["a"]}`, `{"instances": [{"instance_id": "b", "resolved": true}]}`, `{"a": {"resolved": false}}`, `{"resolved_ids": [], "unresolved_ids": ["x"]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := &Results{verdicts: map[string]verdict{}}
+		if err := r.parse(b, "f.json"); err != nil {
+			return
+		}
+		rs := []Run{{Task: "a", Epoch: 1}}
+		r.apply(rs, func(string, ...any) {})
+		if _, err := json.Marshal(rs); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestSettleTasks gives every run a task and an epoch: its own, its
+// file's stem (a file of one run), else its index in its source; repeated
+// epochs of one task renumbered in source order, distinct ones kept.
+func TestSettleTasks(t *testing.T) {
+	file := &unit{source: "trajs", stem: "django__django-1"}
+	many := &unit{source: "-", stem: ""}
+	mk := func(u *unit, task string, epoch, n int) *found {
+		f := &found{unit: u, nInSrc: n, run: Run{Task: task, Epoch: epoch}, hasID: task != ""}
+		return f
+	}
+	runs := []*found{
+		mk(file, "", 0, 1),  // the stem
+		mk(many, "", 0, 3),  // index 1
+		mk(many, "x", 0, 3), // x epoch 1
+		mk(many, "x", 0, 3), // x again: renumbered
+		mk(many, "y", 3, 3), // y keeps its epochs
+		mk(many, "y", 1, 3),
+	}
+	perSource := map[string][]*found{}
+	for _, f := range runs {
+		perSource[f.unit.source] = append(perSource[f.unit.source], f)
+		f.index = len(perSource[f.unit.source])
+	}
+	var notes []string
+	settleTasks(runs, perSource, []string{"trajs", "-"}, func(format string, args ...any) { notes = append(notes, format) })
+	var got []string
+	for _, f := range runs {
+		got = append(got, f.run.Task+":"+string(rune('0'+f.run.Epoch)))
+	}
+	if want := "django__django-1:1 1:1 x:1 x:2 y:3 y:1"; strings.Join(got, " ") != want {
+		t.Errorf("tasks %v, want %s", got, want)
+	}
+	if len(notes) != 2 {
+		t.Errorf("notes %q, want one for the index and one for x", notes)
+	}
+}
