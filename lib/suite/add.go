@@ -225,7 +225,7 @@ func stemOf(rel string) string {
 // a transcript.
 func readUnit(st *store.Store, u *unit, opts AddOptions) ([]*found, bool, error) {
 	if !u.pack.IsZero() {
-		f, err := runOf(st, u.pack, u)
+		f, err := runOf(st, u.pack, u, nil)
 		if err != nil {
 			return nil, false, err
 		}
@@ -292,8 +292,12 @@ func packLogs(st *store.Store, u *unit, r io.Reader, root string, opts AddOption
 	err := pack.SaveLogs(st, pack.NewLogs(r), pack.SaveOptions{
 		Options: pack.Options{Root: root, Strict: opts.Strict, Store: st, Warn: opts.Warn},
 		Source:  u.label, Interrupt: opts.Interrupt,
-	}, func(_ *pack.Result, pub pack.Published) error {
-		f, err := runOf(st, pub.Hash, u)
+	}, func(res *pack.Result, pub pack.Published) error {
+		var m *pack.Manifest
+		if res != nil {
+			m = res.Manifest
+		}
+		f, err := runOf(st, pub.Hash, u, m)
 		if err == nil {
 			out = append(out, f)
 		}
@@ -309,14 +313,16 @@ func packLogs(st *store.Store, u *unit, r io.Reader, root string, opts AddOption
 }
 
 // runOf reads pack h as a run of the suite: its task, outcome and end, and
-// what its steps add up to.
-func runOf(st *store.Store, h store.Hash, u *unit) (*found, error) {
+// what its steps add up to. built is the manifest just built for h, when
+// there is one with its steps in memory: then nothing is read back from
+// the store (a stream of 2,000 runs would read 2,000 manifests again).
+func runOf(st *store.Store, h store.Hash, u *unit, built *pack.Manifest) (*found, error) {
 	var calls int
 	var tokens int64
 	var cost float64
 	hasTokens, hasCost := false, false
 	var first, last time.Time
-	m, n, err := pack.Head(st, h, func(s *pack.Step) error {
+	step := func(s *pack.Step) error {
 		if s.Type == "tool_call" {
 			calls++
 		}
@@ -337,7 +343,18 @@ func runOf(st *store.Store, h store.Hash, u *unit) (*found, error) {
 			}
 		}
 		return nil
-	})
+	}
+	var m *pack.Manifest
+	var n int
+	var err error
+	if built != nil && len(built.Steps) == built.NumSteps() {
+		m, n = built, len(built.Steps)
+		for i := range built.Steps {
+			_ = step(&built.Steps[i])
+		}
+	} else {
+		m, n, err = pack.Head(st, h, step)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", u.label, err)
 	}
