@@ -48,12 +48,11 @@ type call struct {
 	args     json.RawMessage
 	start    time.Time
 	dur      time.Duration
-	result   []byte // the result or error object as received, canonical
-	rpcError bool   // result is a JSON-RPC error object
-	isError  bool   // the result's isError
+	rpcError bool // the answer is a JSON-RPC error object
+	isError  bool // the result's isError
 	done     bool
 	served   string
-	line     int64 // where the finished step is in the spool
+	line     int64 // where the finished step is in the spool (the answer is not kept in memory)
 	size     int
 }
 
@@ -268,7 +267,6 @@ func (s *Session) finish(c *call, result []byte, rpcError bool, served string) {
 	if err != nil {
 		canon = result
 	}
-	c.result = nil
 	if !rpcError {
 		var r struct {
 			IsError bool `json:"isError"`
