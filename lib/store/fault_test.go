@@ -196,6 +196,46 @@ func TestPackFaultAtEveryWrite(t *testing.T) {
 		}
 	}
 
+	eachWriteFault(t, clean.n, func(f writeFault, st *store.Store, c *counter) {
+		h, err := packRun(st, root, log)
+		if c.n <= f.k {
+			// The writes run in parallel and dedup races can save one:
+			// this run finished before write k.
+			return
+		}
+		if err == nil {
+			t.Errorf("%s: the pack succeeded", f.what)
+			return
+		}
+		if !errors.Is(err, f.errno) {
+			t.Errorf("%s: the error does not give the cause: %v", f.what, err)
+		}
+		var ve *pack.ValidationError
+		if errors.As(err, &ve) {
+			t.Errorf("%s: a store failure reported as a problem of the log: %v", f.what, err)
+		}
+		store.SetFaults(st, nil)
+		checkClean(t, st, want, f.what)
+		if h, err = packRun(st, root, log); err != nil || h != want {
+			t.Errorf("%s: packing again: %v %v, want %v", f.what, h, err, want)
+		}
+		checkClean(t, st, store.Hash{}, f.what+", packed again")
+	})
+}
+
+// writeFault is one failing write: the k-th write alone fails with EIO,
+// or every write from the k-th on with ENOSPC (a full disk).
+type writeFault struct {
+	what  string
+	k     int
+	errno syscall.Errno
+}
+
+// eachWriteFault calls try once for each of a run's n writes and each way
+// to fail it, with a fresh store whose writes fail so and the counter that
+// fails them.
+func eachWriteFault(t *testing.T, n int, try func(f writeFault, st *store.Store, c *counter)) {
+	t.Helper()
 	for _, mode := range []struct {
 		name  string
 		errno syscall.Errno
@@ -204,8 +244,7 @@ func TestPackFaultAtEveryWrite(t *testing.T) {
 		{"full disk", syscall.ENOSPC, true},
 		{"I/O error", syscall.EIO, false},
 	} {
-		for k := 0; k < clean.n; k++ {
-			what := fmt.Sprintf("%s at write %d", mode.name, k)
+		for k := 0; k < n; k++ {
 			st := newStore(t)
 			c := &counter{fail: func(i, _ int, _ string, _ int) error {
 				if i == k || (mode.from && i > k) {
@@ -214,29 +253,7 @@ func TestPackFaultAtEveryWrite(t *testing.T) {
 				return nil
 			}}
 			store.SetFaults(st, c.hook)
-			h, err := packRun(st, root, log)
-			if c.n <= k {
-				// The writes run in parallel and dedup races can save one:
-				// this run finished before write k.
-				continue
-			}
-			if err == nil {
-				t.Errorf("%s: the pack succeeded", what)
-				continue
-			}
-			if !errors.Is(err, mode.errno) {
-				t.Errorf("%s: the error does not give the cause: %v", what, err)
-			}
-			var ve *pack.ValidationError
-			if errors.As(err, &ve) {
-				t.Errorf("%s: a store failure reported as a problem of the log: %v", what, err)
-			}
-			store.SetFaults(st, nil)
-			checkClean(t, st, want, what)
-			if h, err = packRun(st, root, log); err != nil || h != want {
-				t.Errorf("%s: packing again: %v %v, want %v", what, h, err, want)
-			}
-			checkClean(t, st, store.Hash{}, what+", packed again")
+			try(writeFault{what: fmt.Sprintf("%s at write %d", mode.name, k), k: k, errno: mode.errno}, st, c)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,59 +48,41 @@ func TestStreamFaultAtEveryWrite(t *testing.T) {
 		t.Fatalf("%v, %v", want, err)
 	}
 	t.Logf("the stream makes %d writes: %v", clean.n, clean.ops)
-	for _, mode := range []struct {
-		name  string
-		errno syscall.Errno
-		from  bool
-	}{
-		{"full disk", syscall.ENOSPC, true},
-		{"I/O error", syscall.EIO, false},
-	} {
-		for k := 0; k < clean.n; k++ {
-			what := fmt.Sprintf("%s at write %d", mode.name, k)
-			st := newStore(t)
-			c := &counter{fail: func(i, _ int, _ string, _ int) error {
-				if i == k || (mode.from && i > k) {
-					return mode.errno
-				}
-				return nil
-			}}
-			store.SetFaults(st, c.hook)
-			handed, err := packStream(st, stream)
-			if c.n <= k {
-				continue
-			}
-			if err == nil {
-				t.Errorf("%s: the stream was packed", what)
-				continue
-			}
-			if !errors.Is(err, mode.errno) {
-				t.Errorf("%s: the error does not give the cause: %v", what, err)
-			}
-			store.SetFaults(st, nil)
-			for _, h := range handed {
-				if !pack.HasIndexEntry(st, h) {
-					t.Errorf("%s: %s was handed on but is not indexed", what, h)
-				}
-			}
-			rep, ferr := fsck.Check(st, fsck.Options{TmpAge: 0, Now: time.Now().Add(time.Hour)})
-			if ferr != nil {
-				t.Fatal(ferr)
-			}
-			for _, p := range rep.Problems {
-				if p.Kind == fsck.Unindexed && strings.HasPrefix(p.Object, "sha256:") {
-					continue
-				}
-				if p.Kind == fsck.Tmp {
-					continue // the next writer alone sweeps it; checked below
-				}
-				t.Errorf("%s: fsck: %s %s: %s", what, p.Kind, p.Object, p.Detail)
-			}
-			again, err := packStream(st, stream)
-			if err != nil || fmt.Sprint(again) != fmt.Sprint(want) {
-				t.Errorf("%s: packing again: %v %v, want %v", what, again, err, want)
-			}
-			checkClean(t, st, store.Hash{}, what+", packed again")
+	eachWriteFault(t, clean.n, func(f writeFault, st *store.Store, c *counter) {
+		handed, err := packStream(st, stream)
+		if c.n <= f.k {
+			return
 		}
-	}
+		if err == nil {
+			t.Errorf("%s: the stream was packed", f.what)
+			return
+		}
+		if !errors.Is(err, f.errno) {
+			t.Errorf("%s: the error does not give the cause: %v", f.what, err)
+		}
+		store.SetFaults(st, nil)
+		for _, h := range handed {
+			if !pack.HasIndexEntry(st, h) {
+				t.Errorf("%s: %s was handed on but is not indexed", f.what, h)
+			}
+		}
+		rep, ferr := fsck.Check(st, fsck.Options{TmpAge: 0, Now: time.Now().Add(time.Hour)})
+		if ferr != nil {
+			t.Fatal(ferr)
+		}
+		for _, p := range rep.Problems {
+			if p.Kind == fsck.Unindexed && strings.HasPrefix(p.Object, "sha256:") {
+				continue
+			}
+			if p.Kind == fsck.Tmp {
+				continue // the next writer alone sweeps it; checked below
+			}
+			t.Errorf("%s: fsck: %s %s: %s", f.what, p.Kind, p.Object, p.Detail)
+		}
+		again, err := packStream(st, stream)
+		if err != nil || fmt.Sprint(again) != fmt.Sprint(want) {
+			t.Errorf("%s: packing again: %v %v, want %v", f.what, again, err, want)
+		}
+		checkClean(t, st, store.Hash{}, f.what+", packed again")
+	})
 }
