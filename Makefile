@@ -32,12 +32,15 @@ fmt-check:
 	@out=$$(gofmt -l $(GOFILES)); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 # go test -json through internal/testprogress: a line per package, per
-# testscript and per slow test as each ends, and the output of any that
-# fails, so the ten minutes of the suite are never silent. Its exit status
-# is the suite's.
+# testscript and per slow test as each ends, the reason of each skip, and
+# the output of any that fails, so a long run is never silent. A package
+# that outlives TEST_TIMEOUT is stopped by go test and named in one line
+# with the tests still running (the goroutine dump goes to
+# $(BIN)/timeout-PKG.txt). Its exit status is the suite's.
+TEST_TIMEOUT ?= 30m
 unit:
 	$(GO) build -o $(BIN)/testprogress ./internal/testprogress
-	$(GO) test -count=1 -json ./... | $(BIN)/testprogress
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -json ./... | $(BIN)/testprogress -dumps $(BIN)
 
 # The checks against real third-party programs (cosign ...), each a
 # TestInterop* test; here a missing program fails instead of skipping.
