@@ -2,13 +2,15 @@
 # demo.sh BIN: the main job of ctx on the example runs under examples/runs,
 # in a scratch directory, with the programs built in BIN (make demo builds
 # them): make a store, pack two attempts at one task, show one, diff them,
-# replay one, and verify the file it produced. The HTML diff of the two
-# runs stays in BIN/demo-diff.html.
+# replay one, and verify the file it produced. The work directory (the
+# store, the runs and their sidecars) stays in BIN/demo, made anew by each
+# demo, and the HTML diff of the two runs in BIN/demo-diff.html.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(cd "${1:-$root/bin}" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/ctx-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT INT TERM
+work=$bin/demo
+rm -rf "$work"
+mkdir -p "$work"
 
 # The example replay executor is built beside the ctx programs, where
 # replay looks for ctx-tool-NAME; ctx runs the verbs from its own directory.
@@ -56,8 +58,15 @@ finding ctx replay --human first
 # Is the file on disk the one the first run produced?
 run cat runs/rename/src/main.py.ctx.json
 run ctx verify --human runs/rename/src/main.py
+say "printf '# edited by hand\\n' >> runs/rename/src/main.py"
 printf '# edited by hand\n' >> runs/rename/src/main.py
 finding ctx verify --human runs/rename/src/main.py
 
 # The store checks out clean.
 run ctx fsck --human
+
+cat <<EOF
+
+The demo's store and runs are kept in $work: try
+  cd $work && $bin/ctx log && $bin/ctx show --html -o run.html first
+EOF
