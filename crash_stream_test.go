@@ -127,6 +127,11 @@ func TestPackStreamKilled(t *testing.T) {
 				t.Errorf("kill at %s: %s printed before the kill, not by packing again", p.name, h)
 			}
 		}
+		// The second ctx pack, alone in the store, swept every temporary
+		// file the killed one left, however young (index entries', refs').
+		if left := tempFiles(t, st); len(left) > 0 {
+			t.Errorf("kill at %s: after packing again, temporary files are left: %v", p.name, left)
+		}
 		if ps := runFsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
 			t.Errorf("kill at %s: after packing again and pruning: %v", p.name, ps)
 		}

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -308,4 +309,22 @@ func goTool(t testing.TB) string {
 		p = filepath.Join(os.Getenv("GOROOT"), "bin", "go")
 	}
 	return p
+}
+
+// tempFiles lists the temporary files of a store: tmp/'s, and every .tmp-*
+// beside the files the store replaces (relative paths).
+func tempFiles(t *testing.T, st string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(st, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(st, p)
+		if strings.HasPrefix(d.Name(), ".tmp-") || strings.HasPrefix(rel, "tmp"+string(filepath.Separator)) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	return out
 }

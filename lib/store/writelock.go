@@ -38,10 +38,15 @@ const (
 	writerMarker = "writer-"
 )
 
-// staleElsewhere is how old a temporary file outside tmp/ and objects/
-// (beside an index entry, a ref, a draft) must be for a sweep to remove it:
-// those are written within milliseconds, some by writers that do not hold
-// gc.lock (ctx log's cache).
+// staleElsewhere is how old a temporary file at the top of the store
+// (beside config.json) must be for a sweep to remove it: those are not
+// written under gc.lock, so a young one may be another process's write in
+// progress. Every temporary file below the layout's directories (tmp/,
+// beside objects, index entries, refs, suites, drafts, marks of removal,
+// attestation links) is made only under the write lock, so a sweep alone
+// in the store removes it whatever its age: a stream killed five times in
+// a minute leaves nothing behind for the next writer. (cache/, which
+// readers write without the lock, is never swept.)
 const staleElsewhere = time.Minute
 
 // writeLock is a Store's hold of gc.lock, shared by every writer of the
@@ -270,12 +275,12 @@ type Swept struct {
 	Bytes int64 // their size
 }
 
-// SweepTemps removes the temporary files that writers left: every one in
-// tmp/ and beside objects (only writers holding the write lock make those,
-// so the caller must hold it alone: a writer alone in the store, or
-// Exclusive), and those beside index entries, refs and drafts once older
-// than a minute. It never removes anything but a regular file the layout
-// calls temporary, and goes on past what it cannot remove.
+// SweepTemps removes the temporary files that writers left: every one made
+// under the write lock (in tmp/, beside objects, index entries, refs and
+// drafts: the caller must hold the lock alone, a writer alone in the store
+// or Exclusive), and those at the top of the store once older than a
+// minute. It never removes anything but a regular file the layout calls
+// temporary, and goes on past what it cannot remove.
 func (s *Store) SweepTemps() Swept {
 	var out Swept
 	now := time.Now()
@@ -287,12 +292,8 @@ func (s *Store) SweepTemps() Swept {
 		if err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
-		switch area, _, _ := cutSlash(e.Path); area {
-		case tmpDir, objectsDir:
-		default:
-			if now.Sub(fi.ModTime()) < staleElsewhere {
-				return nil
-			}
+		if _, _, below := cutSlash(e.Path); !below && now.Sub(fi.ModTime()) < staleElsewhere {
+			return nil
 		}
 		if s.removeTemp(e.Path, true) == nil {
 			out.Files++
