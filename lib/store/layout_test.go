@@ -207,8 +207,8 @@ func behaviours() []behaviour {
 			if !slices.Equal(names, want) {
 				t.Fatalf("ObjectNames = %v, want %v", names, want)
 			}
-			if any, err := e.st.HasObjects(); !any || err != nil {
-				t.Fatalf("HasObjects = %v, %v", any, err)
+			if has, err := e.st.HasObjects(); !has || err != nil {
+				t.Fatalf("HasObjects = %v, %v", has, err)
 			}
 		}},
 		{"resolve a prefix", func(t *testing.T, e env) {

@@ -127,8 +127,8 @@ func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {
 // listing it.
 func (s *Store) HasObjects() (bool, error) {
 	for _, l := range s.layouts() {
-		if any, err := l.holdsAny(); any || err != nil {
-			return any, err
+		if has, err := l.holdsAny(); has || err != nil {
+			return has, err
 		}
 	}
 	return false, nil
