@@ -260,8 +260,8 @@ func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
 	case store.KindObject:
 		c.loose[e.Hash] = true
 		jobs <- e.Hash
-	case store.KindPacked:
-		c.packed(e, jobs)
+	case store.KindPackfile:
+		c.packfile(e, jobs)
 	case store.KindIndex:
 		c.index = append(c.index, e)
 		c.indexed[e.Hash] = true
@@ -278,26 +278,26 @@ func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
 	}
 }
 
-// packed checks a file of packed objects: its .idx must parse and name
-// its .pack, and every object in it is rehashed (as read from the store:
-// a loose copy, checked already, is read first); a .pack without its .idx
+// packfile checks a file of a packfile: its .idx must parse and name its
+// .pack, and every object in it is rehashed (as read from the store: a
+// loose copy, checked already, is read first); a .pack without its .idx
 // is what a write interrupted between the two leaves.
-func (c *checker) packed(e store.Entry, jobs chan<- store.Hash) {
-	name := e.Hash.Hex()
-	if strings.HasSuffix(e.Path, ".pack") {
-		if _, err := os.Lstat(filepath.Join(c.st.Root(), filepath.FromSlash(strings.TrimSuffix(e.Path, ".pack")+".idx"))); errors.Is(err, fs.ErrNotExist) {
-			c.temp(e)
-		}
+func (c *checker) packfile(e store.Entry, jobs chan<- store.Hash) {
+	if c.st.OrphanPackfile(e.Path) {
+		c.temp(e)
 		return
 	}
-	ix, err := c.st.ReadPackedIndex(name)
+	if strings.HasSuffix(e.Path, ".pack") {
+		return // checked with its .idx
+	}
+	ix, err := c.st.ReadPackfileIndex(e.Hash.Hex())
 	if err != nil {
 		c.add(Corrupt, e.Path, text.UnwrapPath(err).Error()+"; the objects it lists cannot be read")
 		return
 	}
 	for _, pe := range ix.Entries {
 		if !c.loose[pe.Hash] {
-			c.loose[pe.Hash] = true // once, even if another packed file has it too
+			c.loose[pe.Hash] = true // once, even if another packfile has it too
 			jobs <- pe.Hash
 		}
 	}
@@ -423,12 +423,12 @@ func (c *checker) objectError(h store.Hash, err error) {
 		c.mu.Lock()
 		c.report.Objects++
 		c.mu.Unlock()
-		i := c.add(Corrupt, h.String(), corruptDetail(ce))
+		i := c.add(Corrupt, h.String(), ce.Why())
 		c.mu.Lock()
 		c.bad[h] = i
 		c.mu.Unlock()
 	case errors.As(err, &ce):
-		i := c.add(NotRegular, objectPath(h), ce.Detail)
+		i := c.add(NotRegular, ce.Path, ce.Detail)
 		c.mu.Lock()
 		c.bad[h] = i
 		c.mu.Unlock()
@@ -440,13 +440,6 @@ func (c *checker) objectError(h store.Hash, err error) {
 		c.bad[h] = i
 		c.mu.Unlock()
 	}
-}
-
-func corruptDetail(ce *store.CorruptError) string {
-	if ce.Actual != nil {
-		return fmt.Sprintf("its content hashes to %s", ce.Actual)
-	}
-	return ce.Detail
 }
 
 // manifest parses the manifest h (already found intact) and checks that
@@ -527,7 +520,7 @@ func (c *checker) names(h store.Hash, who, kind, object string) {
 	switch {
 	case err == nil:
 	case errors.As(err, &ce):
-		c.add(Corrupt, h.String(), corruptDetail(ce)+"; named by "+who)
+		c.add(Corrupt, h.String(), ce.Why()+"; named by "+who)
 	default:
 		c.add(kind, object, fmt.Sprintf("it names %s, which is not a pack manifest", h))
 	}
@@ -752,10 +745,4 @@ func (c *checker) refContent(rel string) string {
 		return "it is empty, not a sha256 hash"
 	}
 	return fmt.Sprintf("it holds %q, not a sha256 hash", text.Clip(string(bytes.TrimSpace(b)), 80))
-}
-
-// objectPath returns where object h lies, relative to the store.
-func objectPath(h store.Hash) string {
-	hx := h.Hex()
-	return "objects/" + hx[:2] + "/" + hx[2:]
 }

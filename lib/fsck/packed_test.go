@@ -13,11 +13,11 @@ import (
 
 // Packed objects are checked as loose ones are: every object rehashed
 // (a damaged byte of a .pack is that object's "corrupt"), a damaged .idx
-// reported under its path, and nothing reported of an intact packed file.
+// reported under its path, and nothing reported of an intact packfile.
 func TestCheckPackedObjects(t *testing.T) {
 	st := storetest.New(t)
 	b := st.NewBatch()
-	b.PackSmall()
+	b.UsePackfile()
 	var hs []store.Hash
 	for i := 0; i < 5; i++ {
 		h, err := b.PutBytes([]byte(fmt.Sprintf("packed blob %d", i)))
@@ -35,7 +35,7 @@ func TestCheckPackedObjects(t *testing.T) {
 	}
 	idx, _ := filepath.Glob(filepath.Join(st.Root(), "objects", "packed", "*.idx"))
 	name := strings.TrimSuffix(filepath.Base(idx[0]), ".idx")
-	ix, err := st.ReadPackedIndex(name)
+	ix, err := st.ReadPackfileIndex(name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -342,7 +342,7 @@ func (c *collector) root(h store.Hash, who, kind string) {
 	var ce *store.CorruptError
 	switch {
 	case errors.As(err, &ce):
-		c.problem(Corrupt, h.String(), corruptDetail(ce)+"; named by "+who)
+		c.problem(Corrupt, h.String(), ce.Why()+"; named by "+who)
 		c.blockNamed(fmt.Sprintf("the manifest of %s is damaged", h), who)
 		c.marked[h] = true
 		return
@@ -377,7 +377,7 @@ func (c *collector) reach(h store.Hash, who string) {
 	if err != nil {
 		var ce *store.CorruptError
 		if errors.As(err, &ce) {
-			c.problem(Corrupt, h.String(), corruptDetail(ce))
+			c.problem(Corrupt, h.String(), ce.Why())
 		}
 		return // a blob that only starts like a manifest
 	}
@@ -524,7 +524,7 @@ func (c *collector) plan(x *store.Exclusive) {
 		}
 		return
 	}
-	// A packed file is rewritten once, without everything that goes.
+	// A packfile is rewritten once, without everything that goes.
 	all := make([]store.Hash, 0, len(packs)+len(blobs))
 	for _, r := range append(packs, blobs...) {
 		all = append(all, r.Object)
@@ -616,9 +616,9 @@ func (c *collector) objectProblem(h store.Hash, err error) {
 	var ce *store.CorruptError
 	switch {
 	case errors.As(err, &ce) && strings.Contains(ce.Detail, "symlink"):
-		c.problem(Symlink, objectPath(h), ce.Detail+"; never deleted")
+		c.problem(Symlink, ce.Path, ce.Detail+"; never deleted")
 	case errors.As(err, &ce):
-		c.problem(NotRegular, objectPath(h), ce.Detail+"; never deleted")
+		c.problem(NotRegular, ce.Path, ce.Detail+"; never deleted")
 	default:
 		c.problem(Unreadable, h.String(), text.UnwrapPath(err).Error())
 	}
@@ -664,19 +664,6 @@ func (c *collector) finish() *Report {
 	}
 	slices.SortFunc(r.PacksRemoved, func(a, b store.Hash) int { return strings.Compare(a.Hex(), b.Hex()) })
 	return r
-}
-
-func corruptDetail(ce *store.CorruptError) string {
-	if ce.Actual != nil {
-		return fmt.Sprintf("its content hashes to %s", ce.Actual)
-	}
-	return ce.Detail
-}
-
-// objectPath returns where object h lies, relative to the store.
-func objectPath(h store.Hash) string {
-	hx := h.Hex()
-	return "objects/" + hx[:2] + "/" + hx[2:]
 }
 
 // ParsePrune reads the value of --prune: "now" (every unreachable object,

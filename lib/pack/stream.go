@@ -11,8 +11,8 @@ import (
 
 // Saver packs the logs of a stream (ctx pack - of many runs, a suite)
 // into one store with commits shared between runs: one hold of the write
-// lock, and for each batch of runs one packed file of their objects and
-// manifests (store.Batch.PackSmall), one sync, their index entries
+// lock, and for each batch of runs one packfile of their objects and
+// manifests (store.Batch.UsePackfile), one sync, their index entries
 // written together and refs/latest once. A run is published, and given
 // back by Add or Flush, only once its batch is committed: what a Saver
 // returned is durable; what it had not returned when the process died
@@ -87,7 +87,7 @@ func NewSaver(st *store.Store, opts SaveOptions) (*Saver, error) {
 
 func (s *Saver) newBatch() {
 	s.batch = s.st.NewBatch()
-	s.batch.PackSmall()
+	s.batch.UsePackfile()
 	s.batch.UseStatCache(s.cache)
 	s.first = time.Now()
 	s.bytes, s.steps = 0, 0
@@ -183,7 +183,7 @@ func (s *Saver) wait() ([]Saved, error) {
 }
 
 // addManifest puts the run's manifest in the batch, beside its blobs: in
-// the packed file, so both become visible at once; a manifest whose steps
+// the packfile, so both become visible at once; a manifest whose steps
 // wait in a scratch file is streamed into the batch.
 func (s *Saver) addManifest(w *waiting) error {
 	m := w.res.Manifest
@@ -210,7 +210,7 @@ func (s *Saver) addManifest(w *waiting) error {
 	return err
 }
 
-// Flush commits the batch: the packed file of its blobs and manifests,
+// Flush commits the batch: the packfile of its blobs and manifests,
 // then the runs' index entries, then refs/latest (and the tags) once. It
 // returns the packs published.
 func (s *Saver) Flush() ([]Saved, error) {

@@ -11,7 +11,7 @@ import (
 
 // BenchmarkSaveLogs packs a stream of 200 runs of 20 steps into a fresh
 // store, as ctx pack - does: the runs after the first share commits and
-// packed files, so the cost per run is its content, not a commit.
+// packfiles, so the cost per run is its content, not a commit.
 func BenchmarkSaveLogs(b *testing.B) {
 	var sb strings.Builder
 	for r := 0; r < 200; r++ {

@@ -94,32 +94,6 @@ func (s *Store) IndexStamp() (IndexStamp, error) {
 	return stampOf(fi), nil
 }
 
-// HasObjects reports whether objects/ holds anything at all, without
-// listing it: one directory read of at most 256 names.
-func (s *Store) HasObjects() (bool, error) {
-	names, err := readNames(filepath.Join(s.root, objectsDir))
-	if err != nil {
-		return false, err
-	}
-	for _, n := range names {
-		if len(n) == 2 && isHex(n) && nonEmptyDir(filepath.Join(s.root, objectsDir, n)) {
-			return true, nil
-		}
-	}
-	files, err := s.packedFiles()
-	return len(files) > 0, err
-}
-
-func nonEmptyDir(dir string) bool {
-	d, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	defer d.Close()
-	names, _ := d.Readdirnames(1)
-	return len(names) > 0
-}
-
 // RemoveCache removes cache file name; one that is not there is no error.
 func (s *Store) RemoveCache(name string) error {
 	if err := checkCacheName(name); err != nil {

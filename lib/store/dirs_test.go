@@ -38,6 +38,16 @@ func TestPlantedDirectories(t *testing.T) {
 		}
 		return b.Commit()
 	}
+	packed := []byte("packed content\n")
+	putPackfile := func(st *store.Store, data []byte) error {
+		b := st.NewBatch()
+		b.UsePackfile()
+		if _, err := b.PutBytes(data); err != nil {
+			b.Abort()
+			return err
+		}
+		return b.Commit()
+	}
 	type ops map[string]func(st *store.Store) error
 	for _, tc := range []struct {
 		dir           string
@@ -69,6 +79,15 @@ func TestPlantedDirectories(t *testing.T) {
 			"the object": func(st *store.Store) error { _, err := st.ReadAll(h); return err },
 			"its size":   func(st *store.Store) error { _, err := st.Stat(h); return err },
 			"a prefix":   func(st *store.Store) error { _, err := st.ResolveObject(h.Hex()[:6]); return err },
+		}},
+		{"objects/packed", ops{
+			"a packfile":           func(st *store.Store) error { return putPackfile(st, fresh) },
+			"a packfile again":     func(st *store.Store) error { return putPackfile(st, packed) },
+			"a loose object again": func(st *store.Store) error { return putBatch(st, packed) },
+		}, ops{
+			"the object": func(st *store.Store) error { _, err := st.ReadAll(store.Sum(packed)); return err },
+			"its size":   func(st *store.Store) error { _, err := st.Stat(store.Sum(packed)); return err },
+			"a prefix":   func(st *store.Store) error { _, err := st.ResolveObject(store.Sum(packed).Hex()[:6]); return err },
 		}},
 		{"packs", ops{
 			"an index entry": func(st *store.Store) error { return st.WriteIndex(fh, []byte("{}")) },
@@ -106,6 +125,7 @@ func TestPlantedDirectories(t *testing.T) {
 		t.Run(strings.ReplaceAll(tc.dir, "/", "_"), func(t *testing.T) {
 			st := newStore(t)
 			must(t, putBatch(st, content))
+			must(t, putPackfile(st, packed))
 			must(t, st.WriteIndex(h, []byte("{}")))
 			must(t, st.WriteRef(store.LatestRef, h))
 			must(t, st.WriteRef("v1", h))

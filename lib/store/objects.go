@@ -3,12 +3,10 @@ package store
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
 )
 
 // DirError is an objects/ab/ directory that could not be listed, or that is
@@ -22,91 +20,6 @@ func (e *DirError) Error() string { return fmt.Sprintf("%s: %v", e.Dir, e.Err) }
 
 // Unwrap returns the reason.
 func (e *DirError) Unwrap() error { return e.Err }
-
-// ObjectNames returns every name under objects/ that is an object's
-// (objects/ab/<62 lower-case hex>, and the objects of objects/packed/),
-// without reading or stating the files,
-// and the directories it could not list (a symlink planted for one is never
-// followed). It fails only when objects/ itself cannot be read.
-func (s *Store) ObjectNames() ([]Hash, []*DirError, error) {
-	root := filepath.Join(s.root, objectsDir)
-	if err := s.CheckDir(root); err != nil {
-		return nil, nil, err
-	}
-	dirs, err := readNames(root)
-	if err != nil {
-		return nil, nil, err
-	}
-	var out []Hash
-	var bad []*DirError
-	for _, d := range dirs {
-		if !isLowerHex(d, 2) {
-			continue
-		}
-		dir := filepath.Join(root, d)
-		if err := s.CheckDir(dir); err != nil {
-			bad = append(bad, &DirError{Dir: objectsDir + "/" + d, Err: err})
-			continue
-		}
-		names, err := readNames(dir)
-		if err != nil {
-			bad = append(bad, &DirError{Dir: objectsDir + "/" + d, Err: err})
-			continue
-		}
-		for _, n := range names {
-			if isLowerHex(n, 62) {
-				h, _ := ParseHex(d + n)
-				out = append(out, h)
-			}
-		}
-	}
-	// And the packed ones not also loose.
-	packed, pbad, err := s.PackedNames()
-	if err != nil {
-		bad = append(bad, &DirError{Dir: packedDir, Err: err})
-	}
-	bad = append(bad, pbad...)
-	if len(packed) > 0 {
-		loose := make(map[Hash]bool, len(out))
-		for _, h := range out {
-			loose[h] = true
-		}
-		for h := range packed {
-			if !loose[h] {
-				out = append(out, h)
-			}
-		}
-	}
-	return out, bad, nil
-}
-
-// Peek opens object h without following a link and returns its size, its
-// modification time (when it was stored) and up to n of its first bytes,
-// unverified: enough to age an object and to tell a manifest by how it
-// starts. A file that is not a regular file gives a *CorruptError, an
-// absent one a *NotFoundError.
-func (s *Store) Peek(h Hash, n int) (size int64, stored time.Time, head []byte, err error) {
-	var f io.ReadCloser
-	lf, fi, err := s.openRegular(h)
-	switch {
-	case err == nil:
-		f, size, stored = lf, fi.Size(), fi.ModTime()
-	case errors.Is(err, ErrNotFound):
-		// A packed object was stored when its .idx was.
-		if f, size, stored, err = s.openPacked(h); err != nil {
-			return 0, time.Time{}, nil, err
-		}
-	default:
-		return 0, time.Time{}, nil, err
-	}
-	defer f.Close()
-	head = make([]byte, n)
-	m, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return 0, time.Time{}, nil, err
-	}
-	return size, stored, head[:m], nil
-}
 
 // AttestationLinks returns every link of attestations/: for each pack, the
 // attestation objects linked to it. Names that are not 64 lower-case hex

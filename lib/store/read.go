@@ -8,8 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"syscall"
+	"time"
 )
 
 // ErrNotFound is matched (errors.Is) by every "not found" error of the store.
@@ -41,13 +40,21 @@ type CorruptError struct {
 	Hash   Hash
 	Actual *Hash  // what the bytes hash to, when they could be read
 	Detail string // why, when not a hash mismatch
+	// Path is where the object lies, relative to the store and
+	// slash-separated: objects/ab/cdef..., or the .pack of its packfile.
+	Path string
 }
 
 func (e *CorruptError) Error() string {
+	return fmt.Sprintf("object %s is corrupt: %s", e.Hash, e.Why())
+}
+
+// Why says what is wrong with the object, without naming it.
+func (e *CorruptError) Why() string {
 	if e.Actual != nil {
-		return fmt.Sprintf("object %s is corrupt: its content hashes to %s", e.Hash, *e.Actual)
+		return fmt.Sprintf("its content hashes to %s", *e.Actual)
 	}
-	return fmt.Sprintf("object %s is corrupt: %s", e.Hash, e.Detail)
+	return e.Detail
 }
 
 // Is makes errors.Is(err, ErrCorrupt) true.
@@ -72,12 +79,13 @@ func regular(f *os.File, notRegular func() error) (*os.File, fs.FileInfo, error)
 // Read returns a *CorruptError instead of io.EOF when the bytes do not match
 // the name, so nobody can consume a damaged object without being told.
 type Object struct {
-	f    io.ReadCloser // the loose file, or a section of a packed file
-	want Hash
-	h    hash.Hash
-	size int64
-	read int64
-	err  error
+	f     io.ReadCloser // the loose file, or a section of a packfile
+	want  Hash
+	where string // where it lies, for a CorruptError
+	h     hash.Hash
+	size  int64
+	read  int64
+	err   error
 }
 
 // Size returns the object's size in bytes.
@@ -95,7 +103,7 @@ func (o *Object) Read(p []byte) (int, error) {
 		var got Hash
 		o.h.Sum(got[:0])
 		if got != o.want {
-			o.err = &CorruptError{Hash: o.want, Actual: &got}
+			o.err = &CorruptError{Hash: o.want, Actual: &got, Path: o.where}
 			return n, o.err
 		}
 		o.err = io.EOF
@@ -130,69 +138,55 @@ func (o *Object) WriteTo(w io.Writer) (int64, error) {
 // Close closes the object.
 func (o *Object) Close() error { return o.f.Close() }
 
-// Open opens object h for reading. The file must be a regular file reached
-// without following symlinks.
+// Open opens object h for reading, wherever it lies (lookup.go). A loose
+// object must be a regular file reached without following symlinks, a
+// packed one a section of such a file.
 func (s *Store) Open(h Hash) (*Object, error) {
-	f, fi, err := s.openRegular(h)
-	if errors.Is(err, ErrNotFound) {
-		r, size, _, err := s.openPacked(h)
-		if err != nil {
-			return nil, err
-		}
-		return &Object{f: r, want: h, h: sha256.New(), size: size}, nil
-	}
+	loc, err := s.locate(h)
 	if err != nil {
 		return nil, err
 	}
-	return &Object{f: f, want: h, h: sha256.New(), size: fi.Size()}, nil
-}
-
-func (s *Store) openRegular(h Hash) (*os.File, os.FileInfo, error) {
-	p := s.objectPath(h)
-	if fi, err := os.Lstat(filepath.Dir(p)); err == nil && !fi.IsDir() {
-		return nil, nil, &CorruptError{Hash: h, Detail: fmt.Sprintf("%s is not a directory (a symlink or file was planted in the store)", filepath.Dir(p))}
-	}
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, &NotFoundError{Hash: h}
-		}
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, nil, &CorruptError{Hash: h, Detail: "it is a symlink, which the store never follows"}
-		}
-		return nil, nil, err
-	}
-	return regular(f, func() error { return &CorruptError{Hash: h, Detail: "it is not a regular file"} })
+	return &Object{f: loc.r, want: h, where: loc.where, h: sha256.New(), size: loc.size}, nil
 }
 
 // ReadAll returns the verified bytes of object h. Use it for small objects
 // (manifests, prompts); stream large ones with Open.
 func (s *Store) ReadAll(h Hash) ([]byte, error) {
-	var f io.ReadCloser
-	var size int64
-	lf, fi, err := s.openRegular(h)
-	switch {
-	case err == nil:
-		f, size = lf, fi.Size()
-	case errors.Is(err, ErrNotFound):
-		if f, size, _, err = s.openPacked(h); err != nil {
-			return nil, err
-		}
-	default:
+	loc, err := s.locate(h)
+	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	b := make([]byte, size)
-	if _, err := io.ReadFull(f, b); err != nil {
+	defer loc.r.Close()
+	b := make([]byte, loc.size)
+	if _, err := io.ReadFull(loc.r, b); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, &CorruptError{Hash: h, Detail: "it shrank while being read"}
+			return nil, &CorruptError{Hash: h, Path: loc.where, Detail: "it shrank while being read"}
 		}
 		return nil, err
 	}
 	if got := Sum(b); got != h {
-		return nil, &CorruptError{Hash: h, Actual: &got}
+		return nil, &CorruptError{Hash: h, Actual: &got, Path: loc.where}
 	}
 	return b, nil
+}
+
+// Peek opens object h without following a link and returns its size, its
+// modification time (when it was stored: a packed object was stored when
+// its .idx was) and up to n of its first bytes, unverified: enough to age
+// an object and to tell a manifest by how it starts. A file that is not a
+// regular file gives a *CorruptError, an absent one a *NotFoundError.
+func (s *Store) Peek(h Hash, n int) (size int64, stored time.Time, head []byte, err error) {
+	loc, err := s.locate(h)
+	if err != nil {
+		return 0, time.Time{}, nil, err
+	}
+	defer loc.r.Close()
+	head = make([]byte, n)
+	m, err := io.ReadFull(loc.r, head)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return 0, time.Time{}, nil, err
+	}
+	return loc.size, loc.stored, head[:m], nil
 }
 
 // Verify rehashes object h and returns its size; a damaged object gives a
@@ -208,37 +202,6 @@ func (s *Store) Verify(h Hash) (int64, error) {
 
 // Stat returns the size of object h without reading it, or a *NotFoundError.
 func (s *Store) Stat(h Hash) (int64, error) { return s.stat(h, true) }
-
-// stat is Stat; a writer deduplicating passes sure false: an object
-// another writer packed a moment ago may then be missed (and stored
-// again, which is harmless), for one system call less per object.
-func (s *Store) stat(h Hash, sure bool) (int64, error) {
-	if !sure {
-		if present, decided := s.looseListed(h); decided && !present {
-			if n, ok := s.statPacked(h, false); ok {
-				return n, nil
-			}
-			return 0, &NotFoundError{Hash: h}
-		}
-	}
-	if fi, err := os.Lstat(filepath.Dir(s.objectPath(h))); err == nil && !fi.IsDir() {
-		return 0, &CorruptError{Hash: h, Detail: fmt.Sprintf("%s is not a directory (a symlink or file was planted in the store)", filepath.Dir(s.objectPath(h)))}
-	}
-	fi, err := os.Lstat(s.objectPath(h))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-			if n, ok := s.statPacked(h, sure); ok {
-				return n, nil
-			}
-			return 0, &NotFoundError{Hash: h}
-		}
-		return 0, err
-	}
-	if !fi.Mode().IsRegular() {
-		return 0, &CorruptError{Hash: h, Detail: "it is not a regular file"}
-	}
-	return fi.Size(), nil
-}
 
 // Has reports whether object h is present (not whether it is intact).
 func (s *Store) Has(h Hash) bool {

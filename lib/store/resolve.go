@@ -3,7 +3,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -124,37 +123,6 @@ func (s *Store) resolvePrefix(name, prefix, what string, packs bool) (Hash, erro
 	}
 	sort.Slice(found, func(i, j int) bool { return found[i].Hex() < found[j].Hex() })
 	return Hash{}, &AmbiguousError{Name: name, What: what, Candidates: found}
-}
-
-func (s *Store) objectsWithPrefix(prefix string) ([]Hash, error) {
-	dir := filepath.Join(s.root, objectsDir, prefix[:2])
-	if err := s.CheckDir(dir); err != nil {
-		return nil, err
-	}
-	names, err := readNames(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []Hash
-	seen := map[Hash]bool{}
-	for _, n := range names {
-		if strings.HasPrefix(prefix[:2]+n, prefix) {
-			if h, err := ParseHex(prefix[:2] + n); err == nil {
-				out = append(out, h)
-				seen[h] = true
-			}
-		}
-	}
-	// And the packed objects (packed.go).
-	s.packed.mu.Lock()
-	defer s.packed.mu.Unlock()
-	s.refreshPacked(true)
-	for h := range s.packed.byHash {
-		if !seen[h] && strings.HasPrefix(h.Hex(), prefix) {
-			out = append(out, h)
-		}
-	}
-	return out, nil
 }
 
 // notFound is a "not found" error with its own wording.

@@ -36,7 +36,10 @@ type Store struct {
 	shared bool      // config.json says "shared": "group" (perm.go)
 	faults faultHook // nil but in tests: see fault.go
 	wl     writeLock // this process's hold of gc.lock (writelock.go)
-	packed packedSet // what is known of objects/packed/ (packed.go)
+	// What a lookup knows of the layouts (lookup.go): the packfiles
+	// read, and a writer's listing of loose objects.
+	packfiles packfileSet
+	listed    looseListing
 }
 
 // Root returns the path of the .ctx directory.

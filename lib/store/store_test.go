@@ -197,41 +197,6 @@ func TestImmutable(t *testing.T) {
 	}
 }
 
-func TestReadsVerify(t *testing.T) {
-	st := newStore(t)
-	h, _, _ := st.PutObject([]byte("payload"))
-	p := st.ObjectPath(h)
-	os.Chmod(p, 0o644)
-	os.WriteFile(p, []byte("paYload"), 0o444) // same size, one byte flipped
-
-	var ce *CorruptError
-	if _, err := st.ReadAll(h); !errors.As(err, &ce) || ce.Actual == nil {
-		t.Fatalf("ReadAll of a corrupt object: %v", err)
-	}
-	if _, err := st.Verify(h); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("Verify of a corrupt object: %v", err)
-	}
-	o, err := st.Open(h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if _, err := o.WriteTo(&buf); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("streaming a corrupt object ended with %v", err)
-	}
-	o.Close()
-
-	// A symlink under an object's name is never followed.
-	os.Remove(p)
-	os.Symlink("/etc/hostname", p)
-	if _, err := st.ReadAll(h); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("ReadAll through a symlink: %v", err)
-	}
-	if _, err := st.ReadAll(Sum([]byte("absent"))); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("ReadAll of a missing object: %v", err)
-	}
-}
-
 func TestConcurrentBatches(t *testing.T) {
 	st := newStore(t)
 	var wg sync.WaitGroup

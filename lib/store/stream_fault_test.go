@@ -26,7 +26,7 @@ func packStream(st *store.Store, stream string) ([]store.Hash, error) {
 }
 
 // TestStreamFaultAtEveryWrite fails each write of ctx pack - of a stream
-// of four logs in turn (the last three share one commit, a packed file):
+// of four logs in turn (the last three share one commit, a packfile):
 // with a full disk from that write on, and with one I/O error. The error
 // gives the cause; every pack handed on before it is indexed and intact;
 // fsck finds nothing else but packs of the failed commit whole and

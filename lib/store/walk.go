@@ -1,7 +1,6 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -32,9 +31,9 @@ const (
 // the index; Hash is set.
 const KindRemoved = KindOther + 1
 
-// KindPacked is objects/packed/<64 hex>.pack or .idx: a file of packed
-// objects or its index (packed.go); Hash is the packed file's name.
-const KindPacked = KindOther + 2
+// KindPackfile is objects/packed/<64 hex>.pack or .idx: a packfile's
+// objects or its index (packfile_index.go); Hash is the packfile's name.
+const KindPackfile = KindOther + 2
 
 // KindSuite is refs/suites/NAME, the ref of a suite (ctx suite); Ref is
 // set.
@@ -61,8 +60,8 @@ func (k EntryKind) String() string {
 		return "stray file"
 	case KindRemoved:
 		return "mark of removal"
-	case KindPacked:
-		return "packed objects"
+	case KindPackfile:
+		return "packfile"
 	case KindSuite:
 		return "suite ref"
 	}
@@ -144,13 +143,13 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 	switch parts[0] {
 	case objectsDir:
 		if len(parts) == 3 && parts[1] == "packed" {
-			name, ok := strings.CutSuffix(last, packSuffix)
+			name, ok := strings.CutSuffix(last, dataSuffix)
 			if !ok {
 				name, ok = strings.CutSuffix(last, idxSuffix)
 			}
 			if ok && isLowerHex(name, 64) {
 				h, _ = ParseHex(name)
-				return KindPacked, h, ""
+				return KindPackfile, h, ""
 			}
 			return KindStray, h, ""
 		}
@@ -259,7 +258,7 @@ func (s *Store) RemoveTemp(rel string) error { return s.removeTemp(rel, false) }
 // removeTemp is RemoveTemp; alone, the caller holds the store alone (a
 // sweep), so no commit can be in progress.
 func (s *Store) removeTemp(rel string, alone bool) error {
-	if k, _, _ := Classify(rel); (k != KindTemp && !s.orphanPack(rel)) || !fs.ValidPath(rel) {
+	if k, _, _ := Classify(rel); (k != KindTemp && !s.OrphanPackfile(rel)) || !fs.ValidPath(rel) {
 		return fmt.Errorf("%s is not a temporary file of the store", rel)
 	}
 	p := filepath.Join(s.root, filepath.FromSlash(rel))
@@ -270,25 +269,12 @@ func (s *Store) removeTemp(rel string, alone bool) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", rel)
 	}
-	if k, _, _ := Classify(rel); k == KindPacked && !alone && time.Since(fi.ModTime()) < staleElsewhere {
+	if k, _, _ := Classify(rel); k == KindPackfile && !alone && time.Since(fi.ModTime()) < staleElsewhere {
 		// A writer may be between its .pack and its .idx: written to
 		// last moments ago, it is not a leftover yet.
 		return fmt.Errorf("%s was written less than a minute ago: a commit may be in progress", rel)
 	}
 	return os.Remove(p)
-}
-
-// orphanPack reports whether rel is a packed file's .pack without its
-// .idx: what a write interrupted between the two renames leaves, whose
-// objects were never visible.
-func (s *Store) orphanPack(rel string) bool {
-	k, _, _ := Classify(rel)
-	idx, ok := strings.CutSuffix(rel, packSuffix)
-	if k != KindPacked || !ok {
-		return false
-	}
-	_, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(idx+idxSuffix)))
-	return errors.Is(err, fs.ErrNotExist)
 }
 
 // isLowerHex reports whether s is exactly n lower-case hex digits, the only

@@ -28,8 +28,8 @@ func TestClassify(t *testing.T) {
 		{"packs/" + hx[1:], KindStray, ""},
 		{"packs/.tmp-123", KindTemp, ""},
 		{"packs/sub/" + hx, KindStray, ""},
-		{"objects/packed/" + hx + ".pack", KindPacked, ""},
-		{"objects/packed/" + hx + ".idx", KindPacked, ""},
+		{"objects/packed/" + hx + ".pack", KindPackfile, ""},
+		{"objects/packed/" + hx + ".idx", KindPackfile, ""},
 		{"objects/packed/" + hx, KindStray, ""},
 		{"objects/packed/x.idx", KindStray, ""},
 		{"objects/packed/sub/" + hx + ".idx", KindStray, ""},
@@ -60,7 +60,7 @@ func TestClassify(t *testing.T) {
 		if kind != tt.kind || ref != tt.ref {
 			t.Errorf("Classify(%q) = %v %q, want %v %q", tt.path, kind, ref, tt.kind, tt.ref)
 		}
-		if (kind == KindObject || kind == KindIndex || kind == KindAttest || kind == KindPacked) && h.Hex() != hx {
+		if (kind == KindObject || kind == KindIndex || kind == KindAttest || kind == KindPackfile) && h.Hex() != hx {
 			t.Errorf("Classify(%q) hash = %s", tt.path, h.Hex())
 		}
 	}

@@ -48,10 +48,10 @@ type Batch struct {
 	mu      sync.Mutex
 	pending map[Hash]tempRef // hash -> its temporary file
 	stats   Stats
-	known   map[Hash]bool // present before this batch
-	cache   *StatCache    // consulted and filled by PutFile; nil for none
-	unlock  func()        // releases the store's write lock, held from the first put (see hold)
-	pk      *packWriter   // with PackSmall: the packed file small objects go to
+	known   map[Hash]bool   // present before this batch
+	cache   *StatCache      // consulted and filled by PutFile; nil for none
+	unlock  func()          // releases the store's write lock, held from the first put (see hold)
+	pf      *packfileWriter // with UsePackfile: the packfile small objects go to
 
 	jobs    chan fileJob // files for the readers, started on first use
 	readers sync.WaitGroup
@@ -127,8 +127,8 @@ func (b *Batch) putBytes(h Hash, data []byte) error {
 	if ok, err := b.present(h, int64(len(data))); err != nil || ok {
 		return err
 	}
-	if b.pk != nil && len(data) <= smallFile {
-		added, err := b.addPacked(h, data)
+	if b.pf != nil && len(data) <= smallFile {
+		added, err := b.pf.add(b.s, h, data)
 		if err != nil {
 			return err
 		}
@@ -311,7 +311,7 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 		return false, err
 	}
 	b.mu.Lock()
-	if _, ok := b.pending[h]; ok || b.pk.holds(h) {
+	if _, ok := b.pending[h]; ok || b.pf.holds(h) {
 		b.stats.Reused++
 		b.mu.Unlock()
 		return true, nil
@@ -319,7 +319,7 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 	known := b.known[h]
 	b.mu.Unlock()
 	if !known {
-		got, err := b.s.stat(h, b.pk == nil)
+		got, err := b.s.stat(h, b.pf == nil)
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
 		}
@@ -501,7 +501,7 @@ func (b *Batch) CommitLast(last []Hash) error {
 	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	defer b.pk.discard()
+	defer b.pf.discard()
 	defer func() {
 		// Whatever happened, no temporary file of the batch stays.
 		for h, ref := range b.pending {
@@ -509,14 +509,14 @@ func (b *Batch) CommitLast(last []Hash) error {
 		}
 		b.pending = map[Hash]tempRef{}
 	}()
-	data, idx, name, err := b.pk.finish(b.s)
+	data, idx, name, err := b.pf.finish(b.s)
 	if err != nil {
 		return err
 	}
 	if len(b.pending) == 0 && name == "" {
 		return nil
 	}
-	if err := b.pk.closeData(); err != nil {
+	if err := b.pf.closeData(); err != nil {
 		return &WriteError{Err: err}
 	}
 	if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
@@ -555,7 +555,7 @@ func (b *Batch) CommitLast(last []Hash) error {
 		}
 	}
 	if name != "" {
-		if err := b.s.installPacked(data, idx, name); err != nil {
+		if err := b.s.installPackfile(data, idx, name); err != nil {
 			return err
 		}
 	}
@@ -641,7 +641,7 @@ func (b *Batch) Abort() {
 	b.stopReaders()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.pk.discard()
+	b.pf.discard()
 	for h, ref := range b.pending {
 		os.Remove(b.s.tempPath(h, ref))
 		delete(b.pending, h)

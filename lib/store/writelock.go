@@ -125,9 +125,9 @@ func (s *Store) acquireShared(sweep bool) error {
 	}
 	s.wl.f = f
 	s.wl.marker = s.makeMarker()
-	// What was known of the packed files before the lock may be stale (a
-	// gc ran): a writer counts only on what it finds holding the lock.
-	s.forgetPacked()
+	// What was known of the layouts before the lock may be stale (a gc
+	// ran): a writer counts only on what it finds holding the lock.
+	s.forgetListings()
 	return nil
 }
 
@@ -254,7 +254,7 @@ func (s *Store) makeMarker() string {
 // means a writer was killed (its marker stays) or left a large object's
 // temporary file.
 func (s *Store) dirty() bool {
-	if s.orphanPacks() {
+	if s.orphanPackfiles() {
 		return true
 	}
 	if s.CheckDir(s.tmp()) != nil {
@@ -285,7 +285,7 @@ func (s *Store) SweepTemps() Swept {
 	var out Swept
 	now := time.Now()
 	_ = s.Walk(func(e Entry) error {
-		if (e.Kind != KindTemp && !s.orphanPack(e.Path)) || !e.Regular() || e.Err != nil {
+		if (e.Kind != KindTemp && !s.OrphanPackfile(e.Path)) || !e.Regular() || e.Err != nil {
 			return nil
 		}
 		fi, err := e.Info()
@@ -320,7 +320,7 @@ type Exclusive struct {
 	s          *Store
 	gate, lock *os.File
 	planned    map[Hash]bool  // what ctx gc is about to remove (PlanRemovals)
-	gone       map[Hash]int64 // packed objects removed so far, and their sizes
+	gone       map[Hash]int64 // packed objects removed so far, and their sizes (packfile_gc.go)
 }
 
 // How ctx gc waits for the writers at work without holding up the others:
@@ -371,7 +371,7 @@ func (s *Store) LockExclusive(waiting func()) (*Exclusive, error) {
 		err := flock(x.lock, syscall.LOCK_EX|syscall.LOCK_NB)
 		switch {
 		case err == nil:
-			s.forgetPacked() // read again, held alone
+			s.forgetListings() // read again, held alone
 			return true, nil
 		case errors.Is(err, syscall.EWOULDBLOCK):
 			if waiting != nil {
@@ -445,53 +445,13 @@ func (x *Exclusive) Unlock() {
 // SweepTemps is Store.SweepTemps, which holding the store alone makes safe.
 func (x *Exclusive) SweepTemps() Swept { return x.s.SweepTemps() }
 
-// RemoveObject deletes object h and returns its size. Only a regular file
-// under the object's name is removed; one that is gone already is not an
-// error (size 0).
-func (x *Exclusive) RemoveObject(h Hash) (int64, error) {
-	p := x.s.objectPath(h)
-	if err := x.s.CheckDir(filepath.Dir(p)); err != nil {
-		return 0, err
-	}
-	var size int64
-	fi, err := os.Lstat(p)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return 0, err
-	case !fi.Mode().IsRegular():
-		return 0, &CorruptError{Hash: h, Detail: "it is not a regular file"}
-	default:
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, err
-		}
-		size = fi.Size()
-	}
-	// Packed copies go too (packed.go); two writers may each have packed
-	// the same object.
-	for range 16 {
-		if _, _, ok := x.s.lookupPacked(h, true); !ok {
-			break
-		}
-		n, err := x.removePacked(h)
-		if err != nil {
-			return size, err
-		}
-		size = max(size, n)
-	}
-	if size == 0 {
-		size = x.gone[h] // removed with an earlier object of its packed file
-	}
-	return size, nil
-}
-
 // SyncObjects makes the deletions of objects durable: the directories
 // that held them, and objects/. A deletion lost in a crash only brings an
 // unreachable object back; this is for what follows that must not outlive
 // them (a pack's mark of removal).
 func (x *Exclusive) SyncObjects(removed []Hash) error {
 	dirs := x.s.objectDirs(nil)
-	if d := filepath.Join(x.s.root, filepath.FromSlash(packedDir)); x.s.CheckDir(d) == nil {
+	if d := filepath.Join(x.s.root, filepath.FromSlash(packfileDir)); x.s.CheckDir(d) == nil {
 		if _, err := os.Lstat(d); err == nil {
 			dirs = append(dirs, d)
 		}
