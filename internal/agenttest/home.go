@@ -67,7 +67,14 @@ func Need(t testing.TB, agent string) string {
 // OpenCode) talking to stub (Need's conditions apply).
 func NewHome(t testing.TB, agent string, stub *Stub) *Home {
 	t.Helper()
-	h := &Home{Agent: agent, Dir: t.TempDir(), Stub: stub}
+	return NewHomeAt(t, agent, stub, t.TempDir())
+}
+
+// NewHomeAt is NewHome in the directory dir (made if missing), for homes
+// whose path must stay the same from run to run (the corpus).
+func NewHomeAt(t testing.TB, agent string, stub *Stub, dir string) *Home {
+	t.Helper()
+	h := &Home{Agent: agent, Dir: dir, Stub: stub}
 	h.bin = Need(t, agent)
 	if err := h.configure(); err != nil {
 		t.Fatal(err)
