@@ -29,3 +29,19 @@ func TestClaudeProjectFolder(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiSlug holds GeminiSlug to the slugs Gemini CLI 0.61.0 wrote in
+// projects.json for these directories.
+func TestGeminiSlug(t *testing.T) {
+	for dir, want := range map[string]string{
+		"/tmp/exp/gm/work":                "work",
+		"/tmp/ctx-corpus/demo_project.v1": "demo-project-v1",
+		"/tmp/exp/rg/new_place.v2":        "new-place-v2",
+		"/tmp/x/__Ab..C__":                "ab-c",
+		"/":                               "project",
+	} {
+		if got := GeminiSlug(dir); got != want {
+			t.Errorf("GeminiSlug(%q) = %q, want %q", dir, got, want)
+		}
+	}
+}

@@ -23,7 +23,16 @@ const (
 	SubMark    = "subagent-ran"
 	FinalText  = "All done: read a.txt, wrote b.txt, ran the shell."
 	SubText    = "a.txt holds: hello from a"
+	// ResumePrompt continues a session; ResumeText answers it.
+	ResumePrompt = "ctx-resume: go on from where the session stopped"
+	ResumeText   = "Resumed: the history is here."
 )
+
+// ResumeScript answers ResumePrompt with ResumeText, whatever history
+// comes before it.
+func ResumeScript() modelstub.Script {
+	return modelstub.Script{Conversations: []modelstub.Conversation{{Match: ResumePrompt, Turns: []modelstub.Turn{{Text: ResumeText}}}}}
+}
 
 // PrepareTaskDir writes a.txt into dir.
 func PrepareTaskDir(t testing.TB, dir string) {
