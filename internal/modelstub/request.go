@@ -94,15 +94,38 @@ func partTypes(content json.RawMessage) map[string]bool {
 	return out
 }
 
+// message is a message of Anthropic's and Chat Completions' histories.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// messageItems reads a history of messages: "assistant" is the model's,
+// "user" a prompt unless result says it holds a tool's result, any other
+// role is a result when result says so and context otherwise.
+func messageItems(msgs []message, result func(message) bool) []item {
+	var items []item
+	for _, m := range msgs {
+		switch {
+		case m.Role == "assistant":
+			items = append(items, item{kind: itemModel})
+		case result(m):
+			items = append(items, item{kind: itemResult})
+		case m.Role == "user":
+			items = append(items, item{kind: itemPrompt, text: text(m.Content)})
+		default:
+			items = append(items, item{kind: itemOther})
+		}
+	}
+	return items
+}
+
 func readAnthropic(body []byte) (request, error) {
 	var b struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
+		Model    string    `json:"model"`
+		Stream   bool      `json:"stream"`
+		Messages []message `json:"messages"`
+		Tools    []struct {
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
@@ -113,20 +136,9 @@ func readAnthropic(body []byte) (request, error) {
 	for _, t := range b.Tools {
 		r.tools[t.Name] = "function"
 	}
-	var items []item
-	for _, m := range b.Messages {
-		switch {
-		case m.Role == "assistant":
-			items = append(items, item{kind: itemModel})
-		case m.Role == "user" && partTypes(m.Content)["tool_result"]:
-			items = append(items, item{kind: itemResult})
-		case m.Role == "user":
-			items = append(items, item{kind: itemPrompt, text: text(m.Content)})
-		default:
-			items = append(items, item{kind: itemOther})
-		}
-	}
-	r.summarize(items)
+	r.summarize(messageItems(b.Messages, func(m message) bool {
+		return m.Role == "user" && partTypes(m.Content)["tool_result"]
+	}))
 	return r, nil
 }
 
@@ -191,13 +203,10 @@ func readResponses(body []byte) (request, error) {
 
 func readChat(body []byte) (request, error) {
 	var b struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-		Tools []struct {
+		Model    string    `json:"model"`
+		Stream   bool      `json:"stream"`
+		Messages []message `json:"messages"`
+		Tools    []struct {
 			Function struct {
 				Name string `json:"name"`
 			} `json:"function"`
@@ -210,20 +219,7 @@ func readChat(body []byte) (request, error) {
 	for _, t := range b.Tools {
 		r.tools[t.Function.Name] = "function"
 	}
-	var items []item
-	for _, m := range b.Messages {
-		switch m.Role {
-		case "user":
-			items = append(items, item{kind: itemPrompt, text: text(m.Content)})
-		case "assistant":
-			items = append(items, item{kind: itemModel})
-		case "tool":
-			items = append(items, item{kind: itemResult})
-		default:
-			items = append(items, item{kind: itemOther})
-		}
-	}
-	r.summarize(items)
+	r.summarize(messageItems(b.Messages, func(m message) bool { return m.Role == "tool" }))
 	return r, nil
 }
 
