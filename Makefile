@@ -42,10 +42,12 @@ unit:
 	$(GO) build -o $(BIN)/testprogress ./internal/testprogress
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -json ./... | $(BIN)/testprogress -dumps $(BIN)
 
-# The checks against real third-party programs (cosign ...), each a
-# TestInterop* test; here a missing program fails instead of skipping.
+# The checks against real third-party programs (cosign ..., and the coding
+# agents, whose runs take seconds each and so run here only:
+# CTX_RUN_AGENTS), each a TestInterop* test; here a missing program fails
+# instead of skipping.
 interop:
-	CTX_REQUIRE_INTEROP=1 $(GO) test -count=1 -run '^TestInterop' ./...
+	CTX_REQUIRE_INTEROP=1 CTX_RUN_AGENTS=1 $(GO) test -count=1 -timeout 30m -run '^TestInterop' ./...
 
 demo: build
 	./examples/demo.sh $(BIN)

@@ -1,6 +1,7 @@
 // Package interop finds the real third-party programs some tests run against
 // (the CNCF distribution registry, headless Chromium, the oras and cosign
-// CLIs). It never installs anything: .ci/run does that.
+// CLIs, the coding agents from npm). It never installs anything: .ci/run
+// does that.
 //
 // The policy is one for every test: a program that is present is used; a
 // program that is absent skips the test with how to install it, unless
@@ -24,6 +25,10 @@ type Component struct {
 	// Modules are npm packages the component also needs, installed in
 	// testdata/npm (NPMDir) from its package.json.
 	Modules []string
+	// NPMBin, when set, is where the program is instead of PATH: the
+	// name of a program an npm package of testdata/npm installs in
+	// node_modules/.bin.
+	NPMBin string
 }
 
 // npmInstall is how a person installs the npm packages tests use.
@@ -32,17 +37,34 @@ const npmInstall = "npm install --prefix testdata/npm"
 // Components lists the programs tests may require, by the name tests use.
 func Components() map[string]Component {
 	return map[string]Component{
-		"docker-registry": {"docker-registry", "apt-get install docker-registry", nil},
-		"chromium":        {"chromium", "apt-get install chromium", nil},
-		"oras":            {"oras", "go install oras.land/oras/cmd/oras@" + OrasVersion, nil},
-		"cosign":          {"cosign", "go install github.com/sigstore/cosign/v2/cmd/cosign@" + CosignVersion, nil},
+		"docker-registry": {"docker-registry", "apt-get install docker-registry", nil, ""},
+		"chromium":        {"chromium", "apt-get install chromium", nil, ""},
+		"oras":            {"oras", "go install oras.land/oras/cmd/oras@" + OrasVersion, nil, ""},
+		"cosign":          {"cosign", "go install github.com/sigstore/cosign/v2/cmd/cosign@" + CosignVersion, nil, ""},
 		// The MCP TypeScript SDK's client and the reference filesystem
 		// server, run by node.
-		"node-mcp": {"node", npmInstall, []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/server-filesystem"}},
+		"node-mcp": {"node", npmInstall, []string{"@modelcontextprotocol/sdk", "@modelcontextprotocol/server-filesystem"}, ""},
 		// DuckDB's Node.js client, which reads ctx suite's Parquet files.
-		"duckdb-node": {"node", npmInstall, []string{"@duckdb/node-api"}},
+		"duckdb-node": {"node", npmInstall, []string{"@duckdb/node-api"}, ""},
+		// The coding agents, each a native program (Claude Code's and
+		// OpenCode's put in place by their postinstall scripts, which
+		// .ci/run runs) or node's (Codex's launcher of its native
+		// program, Gemini CLI). internal/agenttest runs them.
+		"claude":   {"claude", npmInstall + " (then node install.cjs in node_modules/@anthropic-ai/claude-code)", []string{"@anthropic-ai/claude-code"}, "claude"},
+		"codex":    {"codex", npmInstall, []string{"@openai/codex"}, "codex"},
+		"gemini":   {"gemini", npmInstall, []string{"@google/gemini-cli"}, "gemini"},
+		"opencode": {"opencode", npmInstall + " (then node postinstall.mjs in node_modules/opencode-ai)", []string{"opencode-ai"}, "opencode"},
 	}
 }
+
+// The pinned versions of the coding agents, as each one's --version
+// prints them (testdata/npm/package.json pins the same).
+const (
+	ClaudeCodeVersion = "2.1.328"
+	CodexVersion      = "0.169.0"
+	GeminiCLIVersion  = "0.61.0"
+	OpenCodeVersion   = "1.18.33"
+)
 
 // The pinned versions of the Go-built clients, installed by .ci/run.
 const (
@@ -61,9 +83,12 @@ func Look(name string) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("interop: unknown component %q", name)
 	}
-	p, err := exec.LookPath(c.Name)
-	if err != nil {
-		return "", fmt.Errorf("%s is not installed (install it with: %s)", c.Name, c.Install)
+	var p string
+	if c.NPMBin == "" {
+		var err error
+		if p, err = exec.LookPath(c.Name); err != nil {
+			return "", fmt.Errorf("%s is not installed (install it with: %s)", c.Name, c.Install)
+		}
 	}
 	if len(c.Modules) > 0 {
 		dir, err := NPMDir()
@@ -73,6 +98,12 @@ func Look(name string) (string, error) {
 		for _, m := range c.Modules {
 			if _, err := os.Stat(filepath.Join(dir, "node_modules", m, "package.json")); err != nil {
 				return "", fmt.Errorf("the npm package %s is not installed (install it with: %s)", m, c.Install)
+			}
+		}
+		if c.NPMBin != "" {
+			p = filepath.Join(dir, "node_modules", ".bin", c.NPMBin)
+			if _, err := os.Stat(p); err != nil {
+				return "", fmt.Errorf("%s is not installed (install it with: %s)", p, c.Install)
 			}
 		}
 	}

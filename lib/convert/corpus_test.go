@@ -17,8 +17,25 @@ import (
 // corpusDir is the corpus of real transcripts shared with the scripts.
 func corpusDir() string { return filepath.Join("..", "..", "testdata", "corpus") }
 
+// corpusPending lists the corpus folders whose files the real agents made
+// (internal/agenttest, TestRemakeCorpus) for readers not written yet
+// (issue 39: the headless Claude stream, sub-agents, OpenCode sessions,
+// today's Codex and Gemini CLI files). corpusFiles leaves them out until
+// their reader is written and their counts are in corpusCounts; remove a
+// folder here then.
+func corpusPending() []string {
+	return []string{
+		"claude-stream-json/modelstub-runs",
+		"claude-code-jsonl/modelstub-runs",
+		"codex-rollout/modelstub-runs",
+		"gemini-cli/modelstub-runs",
+		"opencode",
+	}
+}
+
 // corpusFiles lists every transcript of the corpus with the format it is
-// in: every file but the ctx-format examples and the notes beside them.
+// in: every file but the ctx-format examples, the notes beside them and
+// the folders still pending (corpusPending).
 func corpusFiles(t testing.TB) map[string]string {
 	formats := map[string]string{
 		"claude-code-jsonl": "claude-code",
@@ -50,6 +67,11 @@ func corpusFiles(t testing.TB) map[string]string {
 		base := d.Name()
 		if top == "contextsubstrate-examples" || base == "SOURCE.txt" || base == "README.md" {
 			return nil
+		}
+		for _, dir := range corpusPending() {
+			if strings.HasPrefix(filepath.ToSlash(rel), dir+"/") {
+				return nil
+			}
 		}
 		f, ok := formats[top]
 		if !ok {
@@ -421,5 +443,28 @@ func TestUndetectedAndUnknownFormat(t *testing.T) {
 	var uf *UnknownFormatError
 	if !errors.As(err, &uf) {
 		t.Errorf("got %v, want an UnknownFormatError", err)
+	}
+}
+
+// TestCorpusPendingFoldersHoldFiles keeps corpusPending true: each folder
+// it names exists and holds transcripts beside its SOURCE.txt.
+func TestCorpusPendingFoldersHoldFiles(t *testing.T) {
+	for _, dir := range corpusPending() {
+		entries, err := os.ReadDir(filepath.Join(corpusDir(), dir))
+		if err != nil {
+			t.Errorf("corpusPending names %s: %v", dir, err)
+			continue
+		}
+		files, source := 0, false
+		for _, e := range entries {
+			if e.Name() == "SOURCE.txt" {
+				source = true
+			} else {
+				files++
+			}
+		}
+		if !source || files == 0 {
+			t.Errorf("%s: SOURCE.txt %v, %d other entries; want both", dir, source, files)
+		}
 	}
 }
