@@ -17,8 +17,20 @@ import (
 // corpusDir is the corpus of real transcripts shared with the scripts.
 func corpusDir() string { return filepath.Join("..", "..", "testdata", "corpus") }
 
+// readerPending lists the corpus folders whose format no reader reads
+// yet (the formats of issues 39 and 41): corpusFiles leaves them out.
+// Whoever writes a folder's reader removes its line and adds the folder
+// to corpusFiles' formats, with its counts in corpusCounts.
+var readerPending = map[string]bool{
+	"claude-stream-json":    true,
+	"smolagents":            true,
+	"claude-code-subagents": true,
+	"atif/as-written":       true,
+}
+
 // corpusFiles lists every transcript of the corpus with the format it is
-// in: every file but the ctx-format examples and the notes beside them.
+// in: every file but the ctx-format examples, the notes beside them and
+// the folders in readerPending.
 func corpusFiles(t testing.TB) map[string]string {
 	formats := map[string]string{
 		"claude-code-jsonl": "claude-code",
@@ -42,10 +54,16 @@ func corpusFiles(t testing.TB) map[string]string {
 	}
 	files := map[string]string{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil {
 			return err
 		}
 		rel, _ := filepath.Rel(corpusDir(), p)
+		if d.IsDir() {
+			if readerPending[filepath.ToSlash(rel)] {
+				return filepath.SkipDir
+			}
+			return nil
+		}
 		top := strings.Split(filepath.ToSlash(rel), "/")[0]
 		base := d.Name()
 		if top == "contextsubstrate-examples" || base == "SOURCE.txt" || base == "README.md" {
