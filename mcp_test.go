@@ -235,15 +235,15 @@ func TestMCPRecordServerCrash(t *testing.T) {
 	}
 	var meta struct {
 		MCP struct {
-			End struct {
-				State   string `json:"state"`
-				Message string `json:"message"`
-			} `json:"end"`
 			Unanswered int `json:"unanswered_calls"`
 		} `json:"mcp"`
 	}
-	if err := json.Unmarshal(m.Metadata, &meta); err != nil || meta.MCP.End.State != "error" || !strings.Contains(meta.MCP.End.Message, "exit status 3") || meta.MCP.Unanswered != 1 {
-		t.Fatalf("metadata of the crashed session: %s", m.Metadata)
+	// The run's own end, which ctx log, ctx show and ctx suite read.
+	if err := json.Unmarshal(m.Metadata, &meta); err != nil || m.End == nil || m.End.State != "error" || !strings.Contains(m.End.Message, "exit status 3") || meta.MCP.Unanswered != 1 {
+		t.Fatalf("end %+v, metadata of the crashed session: %s", m.End, m.Metadata)
+	}
+	if strings.Contains(string(m.Metadata), `"end"`) {
+		t.Errorf("the end is also in the metadata: %s", m.Metadata)
 	}
 }
 
@@ -253,6 +253,13 @@ type shownPack struct {
 		Metadata json.RawMessage `json:"metadata"`
 	} `json:"steps"`
 	Metadata json.RawMessage `json:"metadata"`
+	End      *runEnd `json:"end"`
+}
+
+// runEnd is a pack's end, as ctx show --json prints it.
+type runEnd struct {
+	State   string `json:"state"`
+	Message string `json:"message"`
 }
 
 func showJSON(t *testing.T, storeDir, name string) shownPack {
@@ -429,8 +436,8 @@ func TestMCPRecordInterrupted(t *testing.T) {
 		t.Fatalf("ctx record after SIGTERM: %v\n%s", err, errBuf.String())
 	}
 	m := showJSON(t, storeDir, "cut")
-	if len(m.Steps) != 1 || m.Steps[0].Tool != "echo" || !strings.Contains(string(m.Metadata), `"end":{"message":"interrupted","state":"error"}`) {
-		t.Fatalf("the interrupted session: steps %+v, metadata %s", m.Steps, m.Metadata)
+	if len(m.Steps) != 1 || m.Steps[0].Tool != "echo" || m.End == nil || *m.End != (runEnd{"error", "interrupted"}) {
+		t.Fatalf("the interrupted session: steps %+v, end %+v", m.Steps, m.End)
 	}
 }
 

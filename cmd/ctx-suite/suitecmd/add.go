@@ -29,8 +29,9 @@ lists task by task each run's pack and outcome; refs/suites/NAME names
 it, replacing what it named before. The suite's ctx:// name is printed.
 
 A run's task is the one its log gives (docs/FORMAT.md: task, outcome,
-end); a run without one takes its file's name when the file holds one
-run, else its index in its source (said once). Several runs of one task
+end; else a task_id, task or instance_id of its metadata, as ctx log
+names it); a run without one takes its file's name when the file holds
+one run, else its index in its source (said once). Several runs of one task
 are its epochs; runs that repeat an epoch are numbered 1, 2, ... (said).
 
 --results FILE (repeatable) reads outcomes kept beside the runs:
