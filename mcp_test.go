@@ -253,7 +253,7 @@ type shownPack struct {
 		Metadata json.RawMessage `json:"metadata"`
 	} `json:"steps"`
 	Metadata json.RawMessage `json:"metadata"`
-	End      *runEnd `json:"end"`
+	End      *runEnd         `json:"end"`
 }
 
 // runEnd is a pack's end, as ctx show --json prints it.
