@@ -46,7 +46,7 @@ func TestImports(t *testing.T) {
 		"lib/oci":               "lib/attest lib/pack lib/store lib/text",
 		"lib/secrets":           "lib/pack lib/store",
 		"lib/record":            "lib/convert lib/pack lib/store",
-		"lib/suite":             "lib/convert lib/diff lib/pack lib/pack/jcs lib/store lib/text",
+		"lib/suite":             "lib/convert lib/diff lib/htmlview lib/pack lib/pack/jcs lib/store lib/text",
 		"lib/suite/tables":      "lib/pack lib/store lib/suite",
 		"lib/complete":          "lib/execpath lib/pack lib/store",
 		"lib/mcp":               "lib/pack lib/pack/jcs lib/store",

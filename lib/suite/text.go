@@ -46,10 +46,19 @@ func changeOrder(c string) int {
 // improvements, one side's only, the unchanged), each group in task order.
 func (r *DiffReport) ByChange() []TaskDiff {
 	out := make([]TaskDiff, 0, len(r.Tasks))
+	for _, i := range r.byChange() {
+		out = append(out, r.Tasks[i])
+	}
+	return out
+}
+
+// byChange is the order of ByChange, as indices of r.Tasks.
+func (r *DiffReport) byChange() []int {
+	out := make([]int, 0, len(r.Tasks))
 	for g := 0; g <= 4; g++ {
-		for _, t := range r.Tasks {
+		for i, t := range r.Tasks {
 			if changeOrder(t.Change) == g {
-				out = append(out, t)
+				out = append(out, i)
 			}
 		}
 	}

@@ -63,7 +63,7 @@ func recordMCP(ctx context.Context, cfg *config, args []string, st *store.Store,
 func packSession(cfg *config, st *store.Store, sess *mcp.Session, stderr io.Writer, more map[string]any) error {
 	msg := cli.Messenger{Name: name, W: stderr}
 	pub, err := mcp.Save(st, sess, pack.SaveOptions{Tags: cfg.tags, Source: "the MCP session",
-		Options: pack.Options{Root: ".", Store: st, Warn: func(s string) { msg.Warnf("%s", s) }}})
+		Options: pack.Options{Root: ".", Store: st, Warn: msg.Warn}})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, fmt.Errorf("cannot pack the MCP session: %w", err))
 	}

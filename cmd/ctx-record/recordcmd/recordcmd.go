@@ -87,7 +87,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.Human, "print one JSON line per pack: {trace_id, pack, steps, model, spans, incomplete}", "print ctx://<hex> per pack")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print one JSON line per pack: {trace_id, pack, steps, model, spans, incomplete}", cli.Human: "print ctx://<hex> per pack"})
 	fs.Var(&c.tags, "tag", "also name each pack refs/tags/`NAME` (repeatable; with several packs, the last)")
 	fs.StringVar(&c.listen, "listen", "", "listen on `ADDR` (HOST:PORT, :PORT or PORT); without CMD, run until SIGINT or SIGTERM")
 	fs.DurationVar(&c.idle, "idle", 3*time.Second, "pack a trace whose root span ended once no span came for this `long`")
@@ -157,7 +157,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Options: record.Options{
 			Store: st, Idle: cfg.idle, MaxBody: cfg.maxBody << 20, Model: cfg.model,
 			Save: pack.SaveOptions{Tags: cfg.tags, Options: pack.Options{Root: ".", Store: st,
-				Warn: func(s string) { msg.Warnf("%s", s) }}},
+				Warn: msg.Warn}},
 			Packed: func(p record.Packed) {
 				if !cfg.out.Human() {
 					_ = out.Encode(p)
@@ -165,7 +165,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 					fmt.Fprintln(stdout, p.Pack)
 				}
 			},
-			Warn: func(s string) { msg.Warnf("%s", s) }, Note: func(s string) { msg.Notef("%s", s) },
+			Warn: msg.Warn, Note: msg.Note,
 		},
 		Command: args, Listen: cfg.listen, Drain: cfg.drain,
 		Stdin: stdin, Stdout: stdout, Stderr: stderr,
@@ -178,7 +178,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return runError(err)
 	}
-	res.Report(func(s string) { msg.Notef("%s", s) }, func(s string) { msg.Warnf("%s", s) })
+	res.Report(msg.Note, msg.Warn)
 	switch {
 	case res.ExitCode != 0:
 		return cli.Exit(res.ExitCode)

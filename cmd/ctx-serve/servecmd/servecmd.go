@@ -4,7 +4,6 @@ package servecmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -61,7 +60,8 @@ ctx serve --mcp --policy write_file=fail recorded`,
 
 type config struct {
 	store, onMiss string
-	mcp, json     bool
+	mcp           bool
+	out           cli.Output
 	tags          cli.Strings
 	policy        cli.Strings
 	maxMessage    int64
@@ -73,7 +73,10 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.onMiss, "on-miss", mcp.PolicyFail, "what a call with no recorded match gets: `fail` (an error result) or passthrough")
 	fs.Var(&c.policy, "policy", "a tool's policy, `TOOL=history|passthrough|fail` (repeatable)")
 	fs.Var(&c.tags, "tag", "name the served session's pack refs/tags/`NAME` (repeatable)")
-	fs.BoolVar(&c.json, "json", false, "print a JSON summary on standard error at the end: {pack, calls, answered_from_recording, misses, passthrough, failed_by_policy}")
+	c.out.Register(fs, cli.Human, cli.Formats{
+		cli.JSON:  "at the end, print on standard error {pack, calls, answered_from_recording, misses, passthrough, failed_by_policy}",
+		cli.Human: "at the end, print on standard error a note of what was served and the session's pack",
+	})
 	fs.Int64Var(&c.maxMessage, "max-message", mcp.DefaultMaxMessage>>20, "refuse messages over `MiB` (-32600), in bounded memory")
 }
 
@@ -160,19 +163,17 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		sess.End("error", err.Error())
 	}
 	pub, perr := mcp.Save(st, sess, pack.SaveOptions{Tags: cfg.tags, Source: "the served session",
-		Options: pack.Options{Root: ".", Store: st, Warn: func(s string) { msg.Warnf("%s", s) }}})
+		Options: pack.Options{Root: ".", Store: st, Warn: msg.Warn}})
 	if perr != nil {
 		return cli.Wrap(cli.ExitTrouble, fmt.Errorf("cannot pack the served session: %w", perr))
 	}
-	if cfg.json {
-		b, _ := json.Marshal(struct {
+	if !cfg.out.Human() {
+		return cli.WriteJSON(stderr, struct {
 			Pack string `json:"pack"`
 			mcp.ServeSummary
 		}{pub.Hash.URI(), sum})
-		fmt.Fprintf(stderr, "%s\n", b)
-	} else {
-		msg.Notef("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s",
-			text.Plural(sum.Calls, "call"), sum.Recorded, sum.Misses, sum.Passthrough, sum.Refused, pub.Hash.URI())
 	}
+	msg.Notef("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s",
+		text.Plural(sum.Calls, "call"), sum.Recorded, sum.Misses, sum.Passthrough, sum.Refused, pub.Hash.URI())
 	return nil
 }
