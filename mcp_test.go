@@ -521,3 +521,45 @@ func TestMCPRecordStreamableHTTP(t *testing.T) {
 		t.Fatalf("served %v, recorded %v", served, recorded)
 	}
 }
+
+// TestMCPRecordHTTPPassesSignalsOn: ctx record --mcp-url with a client
+// command passes the signals it gets on to the command, as an OTLP
+// recording does, and packs the session once the command has ended,
+// exiting with its status.
+func TestMCPRecordHTTPPassesSignalsOn(t *testing.T) {
+	storeDir := newStoreDir(t)
+	rec := exec.Command("ctx-record", "--store", storeDir, "--mcp-url", "http://127.0.0.1:1/mcp", "--json", "--tag", "sig",
+		"--", "/bin/sh", "-c", `trap 'echo "got TERM, url $CTX_MCP_URL"; exit 7' TERM; echo ready; while :; do sleep 0.01; done`)
+	var errBuf strings.Builder
+	rec.Stderr = &errBuf
+	outPipe, _ := rec.StdoutPipe()
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(outPipe)
+	if line, err := out.ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the command said %q %v\n%s", line, err, errBuf.String())
+	}
+	if err := rec.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	said, _ := io.ReadAll(out)
+	err := rec.Wait()
+	if code := rec.ProcessState.ExitCode(); code != 7 {
+		t.Fatalf("ctx record exit %d (%v), want the command's 7\n%s", code, err, errBuf.String())
+	}
+	if !strings.HasPrefix(string(said), "got TERM, url http://127.0.0.1:") {
+		t.Errorf("the command said %q", said)
+	}
+	var line struct {
+		Pack  string `json:"pack"`
+		Calls int    `json:"calls"`
+		URL   string `json:"url"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(errBuf.String())), &line); err != nil || line.Pack == "" || line.URL != "http://127.0.0.1:1/mcp" {
+		t.Fatalf("ctx record --json said %q (%v)", errBuf.String(), err)
+	}
+	if m := showJSON(t, storeDir, "sig"); m.End == nil || m.End.State != "finished" {
+		t.Errorf("the session's end: %+v", m.End)
+	}
+}
