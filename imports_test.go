@@ -1,6 +1,7 @@
 package ctx_test
 
 import (
+	"bytes"
 	"go/parser"
 	"go/token"
 	"os"
@@ -134,5 +135,58 @@ func TestParquetOnlyInSuiteTables(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// maxCmdLines bounds the non-test Go of each package under cmd/: a verb's
+// package only wires (usage, flags, a library call, its output).
+const maxCmdLines = 150
+
+// TestCmdPackagesOnlyWire holds every package under cmd/ to maxCmdLines
+// lines of non-test Go (docs/DEVELOPING.md). The dispatcher's own job has
+// no library behind it; a package still over the bound is listed with
+// its count, which may only go down, and leaves the list once under it.
+func TestCmdPackagesOnlyWire(t *testing.T) {
+	over := map[string]int{
+		"cmd/ctx/ctxcmd": 502, // the dispatcher (DEVELOPING.md, "At most 150 lines per cmd package")
+		// The sandbox's flags and setup, reworked with lib/sandbox.
+		"cmd/ctx-replay/replaycmd": 222,
+	}
+	lines := map[string]int{}
+	err := filepath.WalkDir("cmd", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		lines[filepath.ToSlash(filepath.Dir(path))] += bytes.Count(b, []byte("\n"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg, n := range lines {
+		if strings.Count(pkg, "/") < 2 {
+			continue // cmd/ctx-VERB: the three-line main
+		}
+		limit, listed := over[pkg]
+		switch {
+		case !listed && n > maxCmdLines:
+			t.Errorf("%s: %d lines of Go; a cmd package only wires (at most %d): move the work into lib/", pkg, n, maxCmdLines)
+		case listed && n > limit:
+			t.Errorf("%s: %d lines of Go, more than the %d it is allowed", pkg, n, limit)
+		case listed && n <= maxCmdLines:
+			t.Errorf("%s: %d lines of Go, within the bound: take it off the list", pkg, n)
+		}
+	}
+	for pkg := range over {
+		if _, ok := lines[pkg]; !ok {
+			t.Errorf("%s: listed but not found", pkg)
+		}
+	}
+	if len(lines) < 25 {
+		t.Fatalf("found %d packages under cmd/", len(lines))
 	}
 }
