@@ -235,15 +235,15 @@ func TestMCPRecordServerCrash(t *testing.T) {
 	}
 	var meta struct {
 		MCP struct {
-			End struct {
-				State   string `json:"state"`
-				Message string `json:"message"`
-			} `json:"end"`
 			Unanswered int `json:"unanswered_calls"`
 		} `json:"mcp"`
 	}
-	if err := json.Unmarshal(m.Metadata, &meta); err != nil || meta.MCP.End.State != "error" || !strings.Contains(meta.MCP.End.Message, "exit status 3") || meta.MCP.Unanswered != 1 {
-		t.Fatalf("metadata of the crashed session: %s", m.Metadata)
+	// The run's own end, which ctx log, ctx show and ctx suite read.
+	if err := json.Unmarshal(m.Metadata, &meta); err != nil || m.End == nil || m.End.State != "error" || !strings.Contains(m.End.Message, "exit status 3") || meta.MCP.Unanswered != 1 {
+		t.Fatalf("end %+v, metadata of the crashed session: %s", m.End, m.Metadata)
+	}
+	if strings.Contains(string(m.Metadata), `"end"`) {
+		t.Errorf("the end is also in the metadata: %s", m.Metadata)
 	}
 }
 
@@ -253,6 +253,13 @@ type shownPack struct {
 		Metadata json.RawMessage `json:"metadata"`
 	} `json:"steps"`
 	Metadata json.RawMessage `json:"metadata"`
+	End      *runEnd         `json:"end"`
+}
+
+// runEnd is a pack's end, as ctx show --json prints it.
+type runEnd struct {
+	State   string `json:"state"`
+	Message string `json:"message"`
 }
 
 func showJSON(t *testing.T, storeDir, name string) shownPack {
@@ -429,8 +436,8 @@ func TestMCPRecordInterrupted(t *testing.T) {
 		t.Fatalf("ctx record after SIGTERM: %v\n%s", err, errBuf.String())
 	}
 	m := showJSON(t, storeDir, "cut")
-	if len(m.Steps) != 1 || m.Steps[0].Tool != "echo" || !strings.Contains(string(m.Metadata), `"end":{"message":"interrupted","state":"error"}`) {
-		t.Fatalf("the interrupted session: steps %+v, metadata %s", m.Steps, m.Metadata)
+	if len(m.Steps) != 1 || m.Steps[0].Tool != "echo" || m.End == nil || *m.End != (runEnd{"error", "interrupted"}) {
+		t.Fatalf("the interrupted session: steps %+v, end %+v", m.Steps, m.End)
 	}
 }
 
@@ -512,5 +519,47 @@ func TestMCPRecordStreamableHTTP(t *testing.T) {
 	cs2.Close()
 	if strings.Join(served, "\n") != strings.Join(recorded, "\n") || recorded[0] == recorded[1] {
 		t.Fatalf("served %v, recorded %v", served, recorded)
+	}
+}
+
+// TestMCPRecordHTTPPassesSignalsOn: ctx record --mcp-url with a client
+// command passes the signals it gets on to the command, as an OTLP
+// recording does, and packs the session once the command has ended,
+// exiting with its status.
+func TestMCPRecordHTTPPassesSignalsOn(t *testing.T) {
+	storeDir := newStoreDir(t)
+	rec := exec.Command("ctx-record", "--store", storeDir, "--mcp-url", "http://127.0.0.1:1/mcp", "--json", "--tag", "sig",
+		"--", "/bin/sh", "-c", `trap 'echo "got TERM, url $CTX_MCP_URL"; exit 7' TERM; echo ready; while :; do sleep 0.01; done`)
+	var errBuf strings.Builder
+	rec.Stderr = &errBuf
+	outPipe, _ := rec.StdoutPipe()
+	if err := rec.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(outPipe)
+	if line, err := out.ReadString('\n'); err != nil || line != "ready\n" {
+		t.Fatalf("the command said %q %v\n%s", line, err, errBuf.String())
+	}
+	if err := rec.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	said, _ := io.ReadAll(out)
+	err := rec.Wait()
+	if code := rec.ProcessState.ExitCode(); code != 7 {
+		t.Fatalf("ctx record exit %d (%v), want the command's 7\n%s", code, err, errBuf.String())
+	}
+	if !strings.HasPrefix(string(said), "got TERM, url http://127.0.0.1:") {
+		t.Errorf("the command said %q", said)
+	}
+	var line struct {
+		Pack  string `json:"pack"`
+		Calls int    `json:"calls"`
+		URL   string `json:"url"`
+	}
+	if err := json.Unmarshal([]byte(lastLine(errBuf.String())), &line); err != nil || line.Pack == "" || line.URL != "http://127.0.0.1:1/mcp" {
+		t.Fatalf("ctx record --json said %q (%v)", errBuf.String(), err)
+	}
+	if m := showJSON(t, storeDir, "sig"); m.End == nil || m.End.State != "finished" {
+		t.Errorf("the session's end: %+v", m.End)
 	}
 }

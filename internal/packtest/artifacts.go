@@ -3,9 +3,7 @@ package packtest
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -49,20 +47,15 @@ func NewArtifacts(t testing.TB, log string, files map[string]string) *Artifacts 
 	return a
 }
 
-// Pack packs another log into the store, with the directory as its root,
-// published at the Unix epoch.
+// Pack packs another log into the store, with the directory as its root:
+// the result (the artifacts found) and the manifest, loaded back.
 func (a *Artifacts) Pack(t testing.TB, log string) (*pack.Result, *pack.Manifest) {
 	t.Helper()
-	batch := a.Store.NewBatch()
-	res, err := pack.Build(strings.NewReader(log), batch, pack.Options{Root: a.Dir, Store: a.Store})
+	res, m, err := save(a.Store, log, a.Dir)
 	if err != nil {
-		batch.Abort()
 		t.Fatal(err)
 	}
-	if _, err := pack.Publish(a.Store, batch, res.Manifest, nil, time.Unix(0, 0)); err != nil {
-		t.Fatal(err)
-	}
-	return res, res.Manifest
+	return res, m
 }
 
 // Path is where the file name (slash-separated) of the directory is.

@@ -1,19 +1,19 @@
 // Package packtest stores execution logs as packs for the tests of the
-// packages built on lib/pack, as ctx pack does.
+// packages built on lib/pack, as ctx pack does: through pack.Save, the
+// one path from a log to a stored pack (its write lock, stat cache,
+// batch, index entry and refs).
 package packtest
 
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
 // Pack packs log into st and returns the manifest, loaded back with its
-// hash. Relative paths resolve in a new temporary directory; a log with
-// no time of its own is created at the Unix epoch (SOURCE_DATE_EPOCH=0).
+// hash. Relative paths resolve in a new temporary directory.
 func Pack(t testing.TB, st *store.Store, log string) *pack.Manifest {
 	t.Helper()
 	m, err := Try(st, log, t.TempDir())
@@ -25,17 +25,20 @@ func Pack(t testing.TB, st *store.Store, log string) *pack.Manifest {
 
 // Try is Pack returning the error, with relative paths resolved in root.
 func Try(st *store.Store, log, root string) (*pack.Manifest, error) {
-	b := st.NewBatch()
-	res, err := pack.Build(strings.NewReader(log), b, pack.Options{Root: root, Store: st})
+	_, m, err := save(st, log, root)
+	return m, err
+}
+
+// save is ctx pack of log with root as its directory: the result, and
+// the manifest loaded back whole (Save's own has released its steps).
+func save(st *store.Store, log, root string) (*pack.Result, *pack.Manifest, error) {
+	res, pub, err := pack.Save(st, strings.NewReader(log), pack.SaveOptions{Source: "the test's log",
+		Options: pack.Options{Root: root, Store: st}})
 	if err != nil {
-		b.Abort()
-		return nil, err
+		return nil, nil, err
 	}
-	pub, err := pack.Publish(st, b, res.Manifest, nil, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	return pack.Load(st, pub.Hash)
+	m, err := pack.Load(st, pub.Hash)
+	return res, m, err
 }
 
 // Hash is the hash of a manifest Pack returned.

@@ -3,50 +3,83 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 )
 
-// Format is how a verb prints its result: JSON (or NDJSON) for programs,
-// or sentences for people.
+// Format is one way a verb prints its result.
 type Format int
 
-// The formats; the zero value is "the verb's default".
+// The formats, in the order their flags are listed; the zero value is
+// "none chosen".
 const (
-	JSON Format = iota + 1
-	Human
-	HTML // a self-contained page, for the verbs that have one (HTMLFlag)
+	JSON     Format = iota + 1 // JSON or NDJSON, for programs
+	Human                      // sentences or a table, for people
+	Markdown                   // for a CI job summary or a pull request comment
+	HTML                       // one self-contained page; -o FILE writes it to a file
 )
 
-// Output is the pair of flags every verb that prints a result takes,
-// --json and --human, with the verb's default when neither is given. The
+// allFormats lists every Format in the order of their flags.
+func allFormats() []Format { return []Format{JSON, Human, Markdown, HTML} }
+
+// String names a format as its flag does.
+func (f Format) String() string {
+	switch f {
+	case JSON:
+		return "json"
+	case Human:
+		return "human"
+	case Markdown:
+		return "markdown"
+	case HTML:
+		return "html"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// Formats are the formats a verb offers, each with the help text of its
+// flag.
+type Formats map[Format]string
+
+// Output is the one option of a verb's output: the verb declares the
+// formats it offers and its default (Register, as oras's
+// option.Format.SetTypes(default, allowed...)), and gets a flag per format
+// (--json, --human, --markdown, --html) and, with HTML, -o FILE. The
 // command line wins over the environment: CTX_HUMAN=1 does not undo
-// --json. Asking for both at once (on the command line, or both in the
-// environment) is a usage error.
+// --json. Asking for two formats at once (on the command line, or both in
+// the environment), or -o without --html, is a usage error, found here
+// once the flags are parsed.
 type Output struct {
-	Default          Format
+	def              Format
+	offered          Formats
 	cmd, env         Format
 	cmdName, envName string // the flag or variable that set cmd, env
 	both             string // the two names given at once, for the usage error
+	file             string // -o, for HTML
 }
 
-// OutputFlags registers --json and --human on fs, each with its help
-// text, for a verb whose result is printed as def when neither is given.
-func OutputFlags(fs *flag.FlagSet, o *Output, def Format, jsonHelp, humanHelp string) {
-	o.Default = def
-	if def == JSON {
-		jsonHelp += " (the default)"
-	} else {
-		humanHelp += " (the default)"
+// Register declares the verb's formats and its default (one of them), and
+// registers their flags on fs. The default's help says so.
+func (o *Output) Register(fs *flag.FlagSet, def Format, offered Formats) {
+	if _, ok := offered[def]; !ok {
+		panic(fmt.Sprintf("cli: default format %s is not offered", def))
 	}
-	fs.Var(&formatFlag{o: o, f: JSON, name: "json"}, "json", jsonHelp)
-	fs.Var(&formatFlag{o: o, f: Human, name: "human"}, "human", humanHelp)
-}
-
-// HTMLFlag registers --html, a third form of the result written into the
-// same Output: asking for it and for --json or --human at once is the
-// same usage error.
-func HTMLFlag(fs *flag.FlagSet, o *Output, help string) {
-	fs.Var(&formatFlag{o: o, f: HTML, name: "html"}, "html", help)
+	o.def, o.offered = def, offered
+	first := true
+	for _, f := range allFormats() {
+		help, ok := offered[f]
+		if !ok {
+			continue
+		}
+		if f == def {
+			help += " (the default)"
+		}
+		fs.Var(&formatFlag{o: o, f: f, first: first}, f.String(), help)
+		first = false
+	}
+	if _, ok := offered[HTML]; ok {
+		fs.StringVar(&o.file, "o", "", "with --html, write the page to `FILE` instead of standard output")
+	}
 }
 
 // Format is the format asked for: the command line's, else the
@@ -58,17 +91,23 @@ func (o *Output) Format() Format {
 	case o.env != 0:
 		return o.env
 	}
-	return o.Default
+	return o.def
 }
 
-// Human reports whether the result is to be printed as sentences.
+// Human reports whether the result is to be printed for people.
 func (o *Output) Human() bool { return o.Format() == Human }
 
-// formatFlag is one of the two flags; both write into one Output.
+// Write writes the result that write produces: into the file -o names
+// (WriteOutput: whole or not at all), else to stdout.
+func (o *Output) Write(stdout io.Writer, write func(io.Writer) error) error {
+	return WriteOutput(o.file, stdout, write)
+}
+
+// formatFlag is the flag of one format; all write into one Output.
 type formatFlag struct {
-	o    *Output
-	f    Format
-	name string
+	o     *Output
+	f     Format
+	first bool // the flag that speaks for the Output once parsed
 }
 
 func (v *formatFlag) String() string {
@@ -82,7 +121,7 @@ func (v *formatFlag) IsBoolFlag() bool { return true }
 
 // Set is the command line's flag (=false takes it back).
 func (v *formatFlag) Set(s string) error {
-	return v.set(s, &v.o.cmd, &v.o.cmdName, "--"+v.name)
+	return v.set(s, &v.o.cmd, &v.o.cmdName, "--"+v.f.String())
 }
 
 // setEnv is the flag's CTX_ variable; it counts only when the command
@@ -91,7 +130,7 @@ func (v *formatFlag) setEnv(s string) error {
 	if v.o.cmd != 0 {
 		return nil
 	}
-	return v.set(s, &v.o.env, &v.o.envName, EnvName(v.name))
+	return v.set(s, &v.o.env, &v.o.envName, EnvName(v.f.String()))
 }
 
 func (v *formatFlag) set(s string, slot *Format, slotName *string, name string) error {
@@ -112,27 +151,16 @@ func (v *formatFlag) set(s string, slot *Format, slotName *string, name string) 
 	return nil
 }
 
-// Given reports whether the command line chose the format.
-func (o *Output) Given() bool { return o.cmd != 0 }
-
-// checkFlag is called once the flags are parsed; the --json flag, which
-// every Output has, speaks for it.
+// checkFlag is called once the flags are parsed; the first flag of an
+// Output speaks for it.
 func (v *formatFlag) checkFlag() error {
-	if v.f != JSON || v.o.both == "" {
+	switch {
+	case !v.first:
 		return nil
+	case v.o.both != "":
+		return Usagef("%s ask for two kinds of output; give one", v.o.both)
+	case v.o.file != "" && v.o.Format() != HTML:
+		return Usagef("-o writes the HTML page: give --html")
 	}
-	return Usagef("%s ask for two kinds of output; give one", v.o.both)
-}
-
-// String names a format as its flag does.
-func (f Format) String() string {
-	switch f {
-	case JSON:
-		return "json"
-	case Human:
-		return "human"
-	case HTML:
-		return "html"
-	}
-	return fmt.Sprintf("Format(%d)", int(f))
+	return nil
 }

@@ -11,7 +11,14 @@ import (
 type outputConfig struct{ out Output }
 
 func (c *outputConfig) RegisterFlags(fs *flag.FlagSet) {
-	OutputFlags(fs, &c.out, JSON, "print JSON", "print sentences")
+	c.out.Register(fs, JSON, Formats{JSON: "print JSON", Human: "print sentences"})
+}
+
+// pageConfig is a verb of every format, Human the default.
+type pageConfig struct{ out Output }
+
+func (c *pageConfig) RegisterFlags(fs *flag.FlagSet) {
+	c.out.Register(fs, Human, Formats{JSON: "print JSON", Human: "print a table", Markdown: "print Markdown", HTML: "write a page"})
 }
 
 // TestOutputFlags holds --json and --human to one rule for every verb:
@@ -58,6 +65,53 @@ func TestOutputFlags(t *testing.T) {
 		})
 	}
 }
+
+// TestOutputFormatsPerVerb holds the formats a verb declares: only their
+// flags exist, any two at once are one usage error whichever they are,
+// and -o goes with --html alone.
+func TestOutputFormatsPerVerb(t *testing.T) {
+	for _, k := range []string{"CTX_JSON", "CTX_HUMAN", "CTX_MARKDOWN", "CTX_HTML", "CTX_O"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	for _, tt := range []struct {
+		name string
+		cfg  interface {
+			Config
+			output() *Output
+		}
+		args []string
+		want Format
+		file string
+		err  string
+	}{
+		{"default", &pageConfig{}, nil, Human, "", ""},
+		{"markdown", &pageConfig{}, []string{"--markdown"}, Markdown, "", ""},
+		{"markdown and json", &pageConfig{}, []string{"--markdown", "--json"}, 0, "", "--markdown and --json ask for two kinds of output; give one"},
+		{"human and markdown", &pageConfig{}, []string{"--human", "--markdown"}, 0, "", "--human and --markdown ask for two kinds of output; give one"},
+		{"html to a file", &pageConfig{}, []string{"--html", "-o", "page.html"}, HTML, "page.html", ""},
+		{"a file without html", &pageConfig{}, []string{"-o", "page.html"}, 0, "", "-o writes the HTML page: give --html"},
+		{"a file with markdown", &pageConfig{}, []string{"--markdown", "-o", "x.md"}, 0, "", "-o writes the HTML page: give --html"},
+		{"not offered", &outputConfig{}, []string{"--markdown"}, 0, "", "unknown flag --markdown"},
+		{"no file without html", &outputConfig{}, []string{"-o", "x"}, 0, "", "unknown flag -o"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseArgs(tt.cfg, tt.args, Usage{Name: "ctx-test"}, nil)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) || ExitCode(err) != ExitTrouble {
+					t.Fatalf("err %v; want a usage error %q", err, tt.err)
+				}
+				return
+			}
+			if o := tt.cfg.output(); err != nil || o.Format() != tt.want || o.file != tt.file {
+				t.Errorf("format %v, file %q, %v; want %v, %q", o.Format(), o.file, err, tt.want, tt.file)
+			}
+		})
+	}
+}
+
+func (c *outputConfig) output() *Output { return &c.out }
+func (c *pageConfig) output() *Output   { return &c.out }
 
 // TestExitTableEverywhere holds README.md and docs/CLI.md to the one table
 // of exit codes that every verb's --help prints.

@@ -103,6 +103,13 @@ func (m Messenger) Hintf(format string, args ...any) { m.print("hint", format, a
 // Notef prints an informational line (`ctx-init: note: ...`).
 func (m Messenger) Notef(format string, args ...any) { m.print("note", format, args...) }
 
+// Warn prints a warning line of a library's words: a func(string) for
+// the Warn of an options struct.
+func (m Messenger) Warn(s string) { m.print("warning", "%s", s) }
+
+// Note prints an informational line of a library's words.
+func (m Messenger) Note(s string) { m.print("note", "%s", s) }
+
 func (m Messenger) print(kind, format string, args ...any) {
 	fmt.Fprintf(m.W, "%s: %s: %s\n", m.Name, kind, fmt.Sprintf(format, args...))
 }

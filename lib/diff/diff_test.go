@@ -296,3 +296,40 @@ func TestCompareModelCallsOutcomesAndNormalized(t *testing.T) {
 		})
 	}
 }
+
+// TestDriftTypesOnce holds the one list of drift types (Types) to the
+// summary's counters: each type once, each with its counter, and no
+// counter without its type.
+func TestDriftTypesOnce(t *testing.T) {
+	b, err := json.Marshal(Summary{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]int
+	if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "total")
+	seen := map[string]bool{}
+	var s Summary
+	for i, dt := range Types() {
+		if seen[dt.Type] || dt.Short == "" || dt.Type != dt.Short+"_drift" {
+			t.Errorf("type %+v: repeated or misnamed", dt)
+		}
+		seen[dt.Type] = true
+		if _, ok := fields[dt.Type]; !ok {
+			t.Errorf("type %s has no counter in Summary", dt.Type)
+		}
+		for j := 0; j <= i; j++ {
+			s.add(dt.Type)
+		}
+	}
+	if len(fields) != len(seen) {
+		t.Errorf("Summary counts %d types, Types lists %d", len(fields), len(seen))
+	}
+	for i, c := range s.Counts() {
+		if c.N != i+1 || c.DriftType != Types()[i] {
+			t.Errorf("Counts()[%d] = %+v: not in the order of Types", i, c)
+		}
+	}
+}

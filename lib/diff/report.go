@@ -101,46 +101,63 @@ type Summary struct {
 	Total            int `json:"total"`
 }
 
-// add counts one entry of type t.
-func (s *Summary) add(t string) {
+// DriftType is a drift type with the short name tables and pages show.
+type DriftType struct {
+	Type, Short string
+}
+
+// Types lists the drift types in the order of a report's sections: the
+// one order of every human summary, table and page.
+func Types() []DriftType {
+	return []DriftType{
+		{ModelDrift, "model"}, {PromptDrift, "prompt"}, {InputDrift, "input"}, {ToolDrift, "tool"},
+		{ParamDrift, "param"}, {ReasoningDrift, "reasoning"}, {OutputDrift, "output"}, {EnvironmentDrift, "environment"},
+	}
+}
+
+// count is the counter of type t.
+func (s *Summary) count(t string) *int {
 	switch t {
 	case PromptDrift:
-		s.PromptDrift++
+		return &s.PromptDrift
 	case ToolDrift:
-		s.ToolDrift++
+		return &s.ToolDrift
 	case ParamDrift:
-		s.ParamDrift++
+		return &s.ParamDrift
 	case ReasoningDrift:
-		s.ReasoningDrift++
+		return &s.ReasoningDrift
 	case OutputDrift:
-		s.OutputDrift++
+		return &s.OutputDrift
 	case ModelDrift:
-		s.ModelDrift++
+		return &s.ModelDrift
 	case InputDrift:
-		s.InputDrift++
+		return &s.InputDrift
 	case EnvironmentDrift:
-		s.EnvironmentDrift++
+		return &s.EnvironmentDrift
+	}
+	return nil
+}
+
+// add counts one entry of type t.
+func (s *Summary) add(t string) {
+	if n := s.count(t); n != nil {
+		*n++
 	}
 	s.Total++
 }
 
-// counts lists the non-zero counts in report order, for the human summary.
-func (s Summary) counts() []struct {
-	Type string
-	N    int
-} {
-	all := []struct {
-		Type string
-		N    int
-	}{
-		{ModelDrift, s.ModelDrift}, {PromptDrift, s.PromptDrift}, {InputDrift, s.InputDrift},
-		{ToolDrift, s.ToolDrift}, {ParamDrift, s.ParamDrift}, {ReasoningDrift, s.ReasoningDrift},
-		{OutputDrift, s.OutputDrift}, {EnvironmentDrift, s.EnvironmentDrift},
-	}
-	out := all[:0]
-	for _, c := range all {
-		if c.N > 0 {
-			out = append(out, c)
+// TypeCount is a drift type and how many entries it has.
+type TypeCount struct {
+	DriftType
+	N int
+}
+
+// Counts lists the non-zero counts in report order (Types).
+func (s Summary) Counts() []TypeCount {
+	var out []TypeCount
+	for _, t := range Types() {
+		if n := *s.count(t.Type); n > 0 {
+			out = append(out, TypeCount{t, n})
 		}
 	}
 	return out

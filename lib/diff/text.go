@@ -83,7 +83,7 @@ func WriteHuman(w io.Writer, r *Report, blobs Blobs, paint Painter) error {
 		}
 	}
 	var parts []string
-	for _, c := range r.Summary.counts() {
+	for _, c := range r.Summary.Counts() {
 		parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Type))
 	}
 	points := "drift points"

@@ -53,19 +53,14 @@ type Diff struct {
 	Blobs  Blobs // nil: contents are named by hash and size only
 }
 
-// Drift types in the order of a report's sections, with the short name a
-// page shows.
+// driftTypes are the badges of the drift types, in report order
+// (diff.Types).
 func driftTypes() []badge {
-	return []badge{
-		{Type: diff.ModelDrift, Short: "model"},
-		{Type: diff.PromptDrift, Short: "prompt"},
-		{Type: diff.InputDrift, Short: "input"},
-		{Type: diff.ToolDrift, Short: "tool"},
-		{Type: diff.ParamDrift, Short: "param"},
-		{Type: diff.ReasoningDrift, Short: "reasoning"},
-		{Type: diff.OutputDrift, Short: "output"},
-		{Type: diff.EnvironmentDrift, Short: "environment"},
+	var out []badge
+	for _, t := range diff.Types() {
+		out = append(out, badge{Type: t.Type, Short: t.Short})
 	}
+	return out
 }
 
 // badge is one drift type of the summary: its count and where its first

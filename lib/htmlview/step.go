@@ -64,14 +64,15 @@ func (c clock) lane(s pack.Step) *lane {
 	if t, ok := parseTime(s.Timestamp); ok && c.has {
 		parts = append(parts, "+"+duration(t.Sub(c.t0)))
 	}
-	m := readMeta(s)
-	if m.hasLatency {
-		parts = append(parts, duration(m.latency))
-		long = append(long, "took "+duration(m.latency))
+	u := pack.StepUsage(&s)
+	if u.Duration != nil {
+		parts = append(parts, duration(*u.Duration))
+		long = append(long, "took "+duration(*u.Duration))
 	}
-	if m.hasTokens {
-		parts = append(parts, fmt.Sprintf("%s→%s tok", count(int(m.in)), count(int(m.out))))
-		long = append(long, fmt.Sprintf("%s input and %s output tokens", count(int(m.in)), count(int(m.out))))
+	if u.InputTokens != nil || u.OutputTokens != nil {
+		in, out := count(int(deref(u.InputTokens))), count(int(deref(u.OutputTokens)))
+		parts = append(parts, fmt.Sprintf("%s→%s tok", in, out))
+		long = append(long, fmt.Sprintf("%s input and %s output tokens", in, out))
 	}
 	l.Meta = strings.Join(parts, " · ")
 	if len(long) > 0 {
@@ -104,76 +105,11 @@ func duration(d time.Duration) string {
 	return fmt.Sprintf("%s%dh%02dm", neg, int(d.Hours()), int(d.Minutes())%60)
 }
 
-// stepMeta is what a step's metadata says of its latency and tokens.
-type stepMeta struct {
-	latency    time.Duration
-	hasLatency bool
-	in, out    int64
-	hasTokens  bool
-}
-
-// readMeta finds latency and token counts in the metadata the converters
-// keep: an end time (OpenTelemetry spans), a result timestamp (Claude
-// Code), a duration or latency in milliseconds; token usage as Anthropic
-// (input_tokens, output_tokens), OpenAI (prompt_tokens,
-// completion_tokens) or the GenAI semantic conventions
-// (gen_ai.usage.input_tokens) record it.
-func readMeta(s pack.Step) stepMeta {
-	var m stepMeta
-	md := s.Metadata
-	if len(md) == 0 || !(bytes.Contains(md, []byte("token")) || bytes.Contains(md, []byte("time")) ||
-		bytes.Contains(md, []byte("_ms"))) {
-		return m
+func deref(p *int64) int64 {
+	if p == nil {
+		return 0
 	}
-	type usage struct {
-		InputTokens      *int64 `json:"input_tokens"`
-		OutputTokens     *int64 `json:"output_tokens"`
-		PromptTokens     *int64 `json:"prompt_tokens"`
-		CompletionTokens *int64 `json:"completion_tokens"`
-	}
-	var v struct {
-		EndTime         *string  `json:"end_time"`
-		ResultTimestamp *string  `json:"result_timestamp"`
-		DurationMS      *float64 `json:"duration_ms"`
-		LatencyMS       *float64 `json:"latency_ms"`
-		Usage           *usage   `json:"usage"`
-		Attributes      *struct {
-			In  *int64 `json:"gen_ai.usage.input_tokens"`
-			Out *int64 `json:"gen_ai.usage.output_tokens"`
-		} `json:"attributes"`
-	}
-	// A field of another type is skipped; the others still decode.
-	_ = json.Unmarshal(md, &v)
-	start, hasStart := parseTime(s.Timestamp)
-	for _, end := range []*string{v.EndTime, v.ResultTimestamp} {
-		if t, ok := parseTime(end); ok && hasStart && !m.hasLatency {
-			m.latency, m.hasLatency = t.Sub(start), true
-		}
-	}
-	for _, ms := range []*float64{v.DurationMS, v.LatencyMS} {
-		if ms != nil && !m.hasLatency {
-			m.latency, m.hasLatency = time.Duration(*ms*float64(time.Millisecond)), true
-		}
-	}
-	tokens := func(in, out *int64) {
-		if (in != nil || out != nil) && !m.hasTokens {
-			m.hasTokens = true
-			if in != nil {
-				m.in = *in
-			}
-			if out != nil {
-				m.out = *out
-			}
-		}
-	}
-	if u := v.Usage; u != nil {
-		tokens(u.InputTokens, u.OutputTokens)
-		tokens(u.PromptTokens, u.CompletionTokens)
-	}
-	if a := v.Attributes; a != nil {
-		tokens(a.In, a.Out)
-	}
-	return m
+	return *p
 }
 
 // paramSummary is a step's parameters on one line: key=value in key order,

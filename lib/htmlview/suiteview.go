@@ -3,17 +3,20 @@ package htmlview
 import (
 	"fmt"
 	"io"
+
+	"github.com/contextsubstrate/ctx/lib/store"
 )
 
 // SuiteDiff is what a suite diff page shows: the two suites, the summary
 // sentence, and the tasks in the order given (changes first), each with
-// the two runs' steps side by side when Pair is set.
+// the two runs' steps side by side when Pair is set; contents are read
+// from Store.
 type SuiteDiff struct {
 	A, B    SuiteSide
 	Summary string
 	Tasks   []SuiteTask
 	Align   string
-	Blobs   Blobs
+	Store   *store.Store
 }
 
 // SuiteSide is one suite of the page.
@@ -71,8 +74,8 @@ func WriteSuiteDiff(w io.Writer, d SuiteDiff) error {
 		counts[t.Change]++
 		if t.Pair != nil {
 			p := *t.Pair
-			if p.Blobs == nil {
-				p.Blobs = d.Blobs
+			if p.Blobs == nil && d.Store != nil {
+				p.Blobs = storeBlobs{d.Store}
 			}
 			dv, err := buildDiff(p)
 			if err != nil {

@@ -10,9 +10,15 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"os/exec"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/contextsubstrate/ctx/lib/child"
 )
 
 // HTTPRelay is ctx record --mcp-url: a local endpoint of the streamable
@@ -242,4 +248,49 @@ func (h *HTTPRelay) RunHTTP(ctx context.Context, grace time.Duration) error {
 	}
 	h.Session.End("finished", "")
 	return nil
+}
+
+// Client is the program ctx record --mcp-url runs against the relay: its
+// command and streams; it runs with CTX_MCP_URL set to the relay's URL.
+type Client struct {
+	Command        []string
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Interactive says standard input is a terminal (child.Options).
+	Interactive bool
+}
+
+// Record relays until the client program exits, passing on to it the
+// signals ctx record gets (lib/child), and returns its exit status;
+// without a program, until SIGINT or SIGTERM. Either way it also ends
+// with ctx, and then waits at most grace for the requests under way.
+func (h *HTTPRelay) Record(ctx context.Context, c Client, grace time.Duration) (int, error) {
+	if len(c.Command) == 0 {
+		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return 0, h.RunHTTP(ctx, grace)
+	}
+	cmd := exec.Command(c.Command[0], c.Command[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
+	cmd.Env = append(os.Environ(), "CTX_MCP_URL="+h.URL())
+	prog, err := child.Start(cmd, child.Options{Forward: true, Interactive: c.Interactive})
+	if err != nil {
+		return 0, &NotFoundError{Command: c.Command[0], Err: unwrapExec(err)}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-prog.Done():
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	err = h.RunHTTP(ctx, grace)
+	prog.Stop(grace) // when the relay ended first
+	code, werr := prog.Wait()
+	if err == nil {
+		err = werr
+	}
+	return code, err
 }

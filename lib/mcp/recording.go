@@ -15,6 +15,16 @@ import (
 // ctx record --mcp or ctx serve --mcp.
 var ErrNoSession = errors.New("the pack holds no MCP session")
 
+// noSessionError is ErrNoSession, with what to do.
+type noSessionError struct{ error }
+
+func (e noSessionError) Unwrap() error { return e.error }
+
+// ErrorHints says how a session is recorded.
+func (e noSessionError) ErrorHints() []string {
+	return []string{"record one with: ctx record --mcp -- SERVER_CMD [ARGS...]"}
+}
+
 // Recording is a recorded session, ready to answer calls: the server's
 // initialize result and tools, and each call's answer by tool and
 // canonical arguments.
@@ -63,7 +73,7 @@ func LoadRecording(st *store.Store, h store.Hash, m *pack.Manifest) (*Recording,
 		}
 	}
 	if len(r.Described) == 0 {
-		return nil, fmt.Errorf("%w (no input %s or %s)", ErrNoSession, InitializeInput, DiscoverInput)
+		return nil, noSessionError{fmt.Errorf("%w (no input %s or %s)", ErrNoSession, InitializeInput, DiscoverInput)}
 	}
 	if toolsRef != nil {
 		b, err := st.ReadAll(*toolsRef)

@@ -9,10 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/contextsubstrate/ctx/lib/child"
 )
 
 // RelayConfig is ctx record --mcp over stdio: the client on In and Out,
@@ -46,7 +47,7 @@ type NotFoundError struct {
 	Err     error
 }
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("%s: %v", e.Command, e.Err) }
+func (e *NotFoundError) Error() string { return fmt.Sprintf("cannot run %s: %v", e.Command, e.Err) }
 
 // Relay starts the server and passes every message both ways unchanged,
 // byte for byte, showing a decoded copy of each to the session. It returns
@@ -61,15 +62,25 @@ func Relay(ctx context.Context, cfg RelayConfig) (RelayResult, error) {
 	}
 	cmd := exec.Command(cfg.Command[0], cfg.Command[1:]...)
 	cmd.Stderr = cfg.Stderr
-	toServer, err := cmd.StdinPipe()
+	// The server's ends of two pipes; the relay keeps the others, which
+	// the server's exit does not close.
+	inR, toServer, err := os.Pipe()
 	if err != nil {
 		return RelayResult{}, err
 	}
-	fromServer, err := cmd.StdoutPipe()
+	fromServer, outW, err := os.Pipe()
 	if err != nil {
+		inR.Close()
+		toServer.Close()
 		return RelayResult{}, err
 	}
-	if err := cmd.Start(); err != nil {
+	defer fromServer.Close()
+	cmd.Stdin, cmd.Stdout = inR, outW
+	server, err := child.Start(cmd, child.Options{})
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		toServer.Close()
 		return RelayResult{}, &NotFoundError{Command: cfg.Command[0], Err: unwrapExec(err)}
 	}
 	s := cfg.Session
@@ -87,34 +98,43 @@ func Relay(ctx context.Context, cfg RelayConfig) (RelayResult, error) {
 		select {
 		case <-serverDone:
 		case <-time.After(cfg.Grace):
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-serverDone:
-			case <-time.After(cfg.Grace):
-				_ = cmd.Process.Kill()
-				<-serverDone
-			}
+			server.Stop(cfg.Grace)
+			lastWords(serverDone, cfg.Grace)
 		}
-		_ = cmd.Wait()
+		_, _ = server.Wait()
 		s.End("finished", "")
 	case <-serverDone:
 		res.ServerFirst = true
-		werr := cmd.Wait()
+		code, werr := server.Wait()
 		_ = toServer.Close()
-		res.ExitCode = exitCode(werr)
+		res.ExitCode = code
 		msg := "the server ended before the client"
-		if werr != nil {
-			msg = fmt.Sprintf("the server ended before the client: %v", werr)
+		switch {
+		case werr != nil:
+			msg += ": " + werr.Error()
+		case code > 128:
+			msg += fmt.Sprintf(": killed by signal %d", code-128)
+		case code != 0:
+			msg += fmt.Sprintf(": exit status %d", code)
 		}
 		s.End("error", msg)
 	case <-ctx.Done():
 		_ = toServer.Close()
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-serverDone
-		_ = cmd.Wait()
+		server.Stop(cfg.Grace)
+		lastWords(serverDone, cfg.Grace)
 		s.End("error", "interrupted")
 	}
 	return res, nil
+}
+
+// lastWords waits, once the server has exited, for what it wrote last to
+// be relayed (its output's end), at most grace: a program it left behind
+// may hold the pipe open.
+func lastWords(serverDone <-chan struct{}, grace time.Duration) {
+	select {
+	case <-serverDone:
+	case <-time.After(grace):
+	}
 }
 
 // pump passes each message of src on to dst unchanged, showing a decoded
@@ -163,17 +183,6 @@ func observe(line []byte, f func(jsonrpc.Message)) {
 	if msg, err := jsonrpc.DecodeMessage(line); err == nil {
 		f(msg)
 	}
-}
-
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return 0
-	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ee.ExitCode()
 }
 
 func unwrapExec(err error) error {

@@ -8,11 +8,16 @@ import (
 	"io"
 	"log/slog"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 // The policies of a tool under ctx serve.
@@ -42,6 +47,79 @@ type ServeConfig struct {
 	// before it reached the server (not JSON, too large).
 	Refused func(reason string)
 	Now     func() time.Time
+}
+
+// Policies reads ctx serve's --on-miss and --policy TOOL=P values: each
+// tool's policy, and whether any answer may need the real server.
+func Policies(onMiss string, specs []string) (map[string]string, bool, error) {
+	if onMiss != PolicyFail && onMiss != PolicyPassthrough {
+		return nil, false, fmt.Errorf("--on-miss %q: want fail or passthrough", onMiss)
+	}
+	policy := map[string]string{}
+	needServer := onMiss == PolicyPassthrough
+	for _, p := range specs {
+		tool, pol, ok := strings.Cut(p, "=")
+		switch {
+		case !ok || tool == "" || (pol != PolicyHistory && pol != PolicyFail && pol != PolicyPassthrough):
+			return nil, false, fmt.Errorf("--policy %q: want TOOL=history|passthrough|fail", p)
+		case pol == PolicyPassthrough:
+			needServer = true
+		}
+		policy[tool] = pol
+	}
+	return policy, needServer, nil
+}
+
+// Served is a session served from a recording and packed: what ctx serve
+// --json prints.
+type Served struct {
+	Pack string `json:"pack"` // ctx://<hex> of the session served
+	ServeSummary
+}
+
+// ServeRecorded answers the client from the session recorded in pack h
+// (LoadRecording) as Serve does, with cfg's Recording and Session made
+// here, then packs the session served into st (Save). An error that ends
+// the session is told to warn and kept as the session's end.
+func ServeRecorded(ctx context.Context, st *store.Store, h store.Hash, m *pack.Manifest, cfg ServeConfig, save pack.SaveOptions, warn func(string)) (Served, error) {
+	var out Served
+	rec, err := LoadRecording(st, h, m)
+	if err != nil {
+		return out, err
+	}
+	sess, err := NewSession("serve", cfg.Now)
+	if err != nil {
+		return out, err
+	}
+	defer sess.Close()
+	cfg.Recording, cfg.Session = rec, sess
+	out.ServeSummary, err = Serve(ctx, cfg)
+	if err != nil {
+		warn(fmt.Sprintf("the session ended: %v", err))
+		sess.End("error", err.Error())
+	}
+	if save.Source == "" {
+		save.Source = "the served session"
+	}
+	pub, err := Save(st, sess, save)
+	if err != nil {
+		return out, fmt.Errorf("cannot pack the served session: %w", err)
+	}
+	out.Pack = pub.Hash.URI()
+	return out, nil
+}
+
+// Report says what was served: with asJSON the JSON line on w, else a
+// note.
+func (s Served) Report(w io.Writer, asJSON bool, note func(string)) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(s)
+	}
+	note(fmt.Sprintf("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s",
+		text.Plural(s.Calls, "call"), s.Recorded, s.Misses, s.Passthrough, s.Refused, s.Pack))
+	return nil
 }
 
 // ServeSummary counts how ctx serve answered.

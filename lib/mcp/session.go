@@ -74,7 +74,7 @@ type Session struct {
 	skipped   int
 	other     int // messages relayed that are neither calls nor their answers
 	meta      map[string]any
-	end       map[string]any
+	end       *pack.End
 	err       error
 	now       func() time.Time
 }
@@ -107,16 +107,14 @@ func (s *Session) SetMeta(key string, v any) {
 	s.meta[key] = v
 }
 
-// End records how the session ended: "finished", or "error" with a
-// message (the server crashed, the client broke the protocol).
+// End records how the session ended, the run's end in its pack:
+// "finished", or "error" with a message (the server crashed, the client
+// broke the protocol). An error is not undone by a later "finished".
 func (s *Session) End(state, message string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.end == nil || state != "finished" {
-		s.end = map[string]any{"state": state}
-		if message != "" {
-			s.end["message"] = message
-		}
+		s.end = &pack.End{State: state, Message: message}
 	}
 }
 
@@ -291,11 +289,13 @@ func (s *Session) finish(c *call, result []byte, rpcError bool, served string) {
 // answered.
 func (s *Session) step(c *call, output []byte) pack.StepEvent {
 	meta := map[string]any{}
+	stepMeta := map[string]any{"mcp": meta}
 	if c.id != "" {
 		meta["id"] = json.RawMessage(c.id)
 	}
 	if c.done {
-		meta["duration_ms"] = float64(c.dur.Microseconds()) / 1000
+		// Where every reader of a step's time looks (pack.StepUsage).
+		stepMeta[pack.MetaDurationMS] = float64(c.dur.Microseconds()) / 1000
 	} else {
 		meta["answered"] = false
 	}
@@ -309,7 +309,7 @@ func (s *Session) step(c *call, output []byte) pack.StepEvent {
 		meta["served"] = c.served
 	}
 	ev := pack.StepEvent{Event: "step", Type: "tool_call", Tool: c.tool,
-		Timestamp: c.start.UTC().Format(time.RFC3339Nano), Metadata: map[string]any{"mcp": meta}}
+		Timestamp: c.start.UTC().Format(time.RFC3339Nano), Metadata: stepMeta}
 	if err := json.Unmarshal(c.args, &ev.Parameters); err != nil || ev.Parameters == nil {
 		ev.Parameters = map[string]any{"arguments": json.RawMessage(c.args)}
 	}
@@ -359,11 +359,8 @@ func (s *Session) WriteLog(w io.Writer) error {
 	if unanswered > 0 {
 		mcpMeta["unanswered_calls"] = unanswered
 	}
-	if s.end != nil {
-		mcpMeta["end"] = s.end
-	}
 	run := pack.RunEvent{Event: "run", Created: s.start.UTC().Format(time.RFC3339Nano),
-		Model: pack.LogModel{Identifier: "unknown"}, Metadata: map[string]any{"mcp": mcpMeta}}
+		Model: pack.LogModel{Identifier: "unknown"}, Metadata: map[string]any{"mcp": mcpMeta}, End: s.end}
 	if err := enc.Encode(run); err != nil {
 		return err
 	}

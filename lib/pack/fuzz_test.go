@@ -2,6 +2,7 @@ package pack
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -83,5 +84,42 @@ func FuzzBuildStream(f *testing.F) {
 	run := []byte(`{"event":"run","model":{"identifier":"m"},"created":"2026-01-01T00:00:00Z"}` + "\n")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzBuild(t, root, append(append([]byte{}, run...), data...))
+	})
+}
+
+// FuzzStepUsage feeds any metadata and timestamp to the one reader of a
+// step's tokens, cost and time: it never fails, reads nothing from
+// metadata that is not a JSON object, and its total is total_tokens or
+// else input plus output.
+func FuzzStepUsage(f *testing.F) {
+	for _, s := range []string{
+		`{"usage":{"input_tokens":10,"output_tokens":5,"cache_creation":{"x":1}}}`,
+		`{"usage":{"prompt_tokens":7,"completion_tokens":3,"total_tokens":11,"cost_usd":0.5}}`,
+		`{"attributes":{"gen_ai.usage.input_tokens":4}}`,
+		`{"end_time":"2026-02-10T12:00:01.5Z","duration_ms":"x"}`,
+		`{"execution_time":1e308,"latency_ms":-1}`,
+		`[1]`, `null`, `{"usage":[]}`,
+	} {
+		f.Add(s, "2026-02-10T12:00:00Z")
+	}
+	f.Fuzz(func(t *testing.T, meta, stamp string) {
+		s := &Step{Metadata: json.RawMessage(meta), Timestamp: &stamp}
+		u := StepUsage(s)
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(meta), &obj) != nil && (u.InputTokens != nil || u.OutputTokens != nil || u.TotalTokens != nil || u.CostUSD != nil || u.Duration != nil) {
+			t.Fatalf("%q is no JSON object, yet read as %+v", meta, u)
+		}
+		switch n := u.Tokens(); {
+		case u.TotalTokens != nil && n != u.TotalTokens:
+			t.Fatalf("Tokens %v, not total_tokens %v", n, *u.TotalTokens)
+		case u.TotalTokens == nil && (u.InputTokens != nil || u.OutputTokens != nil) && n == nil:
+			t.Fatal("no total of input and output")
+		}
+		var tt Totals
+		tt.Add(s)
+		tt.Add(s)
+		if tt.Steps != 2 {
+			t.Fatal("Totals counts steps")
+		}
 	})
 }

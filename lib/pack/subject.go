@@ -2,7 +2,6 @@ package pack
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"unicode/utf8"
 
@@ -18,22 +17,14 @@ const MaxSubject = 60
 // not read (its subject is empty) so that indexing stays cheap.
 const maxSubjectPrompt = 16 << 20
 
-// subjectKeys are the metadata keys that hold a run's task id, in the
-// order they are tried (SWE-bench's instance_id among them).
-func subjectKeys() []string { return []string{"task_id", "task", "instance_id"} }
-
 // Subject is what ctx log shows to tell packs apart, like git log's
-// subject line: the run's task id (its task, else a task_id, task or
-// instance_id in its metadata), else the
-// first non-blank line of its first prompt that is not a system prompt,
-// clipped to MaxSubject characters; "" when there is neither (or the
+// subject line: the run's task id (RunTask), else the first non-blank
+// line of its first prompt that is not a system prompt, clipped to
+// MaxSubject characters; "" when there is neither (or the
 // prompt cannot be read). The prompt's bytes are verified as they are read.
 func Subject(st *store.Store, m *Manifest) string {
-	if m.Task != nil && strings.TrimSpace(m.Task.ID) != "" {
-		return clipLine(m.Task.ID)
-	}
-	if id := taskID(m.Metadata); id != "" {
-		return clipLine(id)
+	if t := m.RunTask(); t != nil {
+		return clipLine(t.ID)
 	}
 	for _, p := range m.Prompts {
 		if p.Role == "system" {
@@ -47,23 +38,6 @@ func Subject(st *store.Store, m *Manifest) string {
 			return ""
 		}
 		return clipLine(string(firstLine(b)))
-	}
-	return ""
-}
-
-func taskID(meta json.RawMessage) string {
-	if len(meta) == 0 {
-		return ""
-	}
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(meta, &fields) != nil {
-		return ""
-	}
-	for _, k := range subjectKeys() {
-		var s string
-		if json.Unmarshal(fields[k], &s) == nil && strings.TrimSpace(s) != "" {
-			return s
-		}
 	}
 	return ""
 }

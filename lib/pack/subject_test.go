@@ -1,7 +1,6 @@
 package pack
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -17,20 +16,6 @@ func TestClipLine(t *testing.T) {
 	} {
 		if got := clipLine(in); got != want {
 			t.Errorf("clipLine(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-func TestTaskID(t *testing.T) {
-	for meta, want := range map[string]string{
-		`{"instance_id":"django-1"}`:         "django-1",
-		`{"task_id":"t1","instance_id":"x"}`: "t1",
-		`{"task":{"id":"not a string"}}`:     "",
-		`{"task_id":"  "}`:                   "",
-		`[1,2]`:                              "",
-	} {
-		if got := taskID(json.RawMessage(meta)); got != want {
-			t.Errorf("taskID(%s) = %q, want %q", meta, got, want)
 		}
 	}
 }

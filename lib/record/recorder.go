@@ -1,6 +1,7 @@
 package record
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -45,6 +46,20 @@ type Packed struct {
 	Model      string `json:"model"`
 	Spans      int    `json:"spans"`
 	Incomplete string `json:"incomplete,omitempty"` // why the trace is known partial
+}
+
+// Printer prints each pack made as ctx record does, on w: its ctx://<hex>,
+// or with asJSON its Packed as a JSON line.
+func Printer(w io.Writer, asJSON bool) func(Packed) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return func(p Packed) {
+		if asJSON {
+			_ = enc.Encode(p)
+			return
+		}
+		fmt.Fprintln(w, p.Pack)
+	}
 }
 
 // Summary is what a recording made, at its end.

@@ -2,7 +2,6 @@ package record
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/contextsubstrate/ctx/lib/child"
 )
 
 // Config is one ctx record: a command to run with the receiver, or none
@@ -55,7 +56,7 @@ type NotFoundError struct {
 	Err  error
 }
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("%s: %v", e.Name, e.Err) }
+func (e *NotFoundError) Error() string { return fmt.Sprintf("cannot run %s: %v", e.Name, e.Err) }
 func (e *NotFoundError) Unwrap() error { return e.Err }
 
 // ListenError is an address the receiver cannot listen on.
@@ -66,6 +67,37 @@ type ListenError struct {
 
 func (e *ListenError) Error() string { return fmt.Sprintf("cannot listen on %s: %v", e.Addr, e.Err) }
 func (e *ListenError) Unwrap() error { return e.Err }
+
+// ErrorHints says what may hold the port.
+func (e *ListenError) ErrorHints() []string {
+	return []string{"another receiver (a collector?) may have the port; name another with --listen"}
+}
+
+// Err is what makes a recording that ran a failure, nil when it is none:
+// traces that could not be packed, or a command that sent no trace with
+// GenAI spans (none at all, or spans of other kinds). CMD's own exit
+// status is ExitCode's.
+func (r Result) Err(command []string) error {
+	switch {
+	case r.Failed > 0:
+		return fmt.Errorf("%d of %d traces could not be packed", r.Failed, r.Failed+r.Packs)
+	case r.Packs > 0 || len(command) == 0:
+		return nil
+	case r.ReceivedSpans:
+		return fmt.Errorf("nothing recorded: %s sent no trace with GenAI spans", command[0])
+	}
+	return &nothingSent{command[0]}
+}
+
+// nothingSent is a command that sent no span at all.
+type nothingSent struct{ name string }
+
+func (e *nothingSent) Error() string { return "nothing recorded: " + e.name + " sent no span" }
+
+// ErrorHints says what to check.
+func (e *nothingSent) ErrorHints() []string {
+	return []string{"is it instrumented, exporting OTLP over HTTP?"}
+}
 
 // ListenAddr resolves a --listen value: a port alone, or a host left out
 // (":4318"), is the loopback interface, unlike net.Listen's every
@@ -268,42 +300,13 @@ func drain(cs *conns, d time.Duration) {
 }
 
 // runCommand runs CMD with its streams and the OTEL environment, passing
-// on the signals ctx record gets, and returns its exit status.
+// on the signals ctx record gets (lib/child), and returns its exit status.
 func runCommand(cmd *exec.Cmd, cfg Config, url string) (int, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = cfg.Stdin, cfg.Stdout, cfg.Stderr
 	cmd.Env = otelEnv(os.Environ(), url)
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, forwarded()...)
-	defer signal.Stop(sigs)
-	if err := cmd.Start(); err != nil {
+	c, err := child.Start(cmd, child.Options{Forward: true, Interactive: cfg.Interactive})
+	if err != nil {
 		return 0, &NotFoundError{Name: cfg.Command[0], Err: err}
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	for {
-		select {
-		case sig := <-sigs:
-			if cfg.Interactive && fromTerminal(sig) {
-				continue // the terminal sent it to CMD as well
-			}
-			_ = cmd.Process.Signal(sig)
-		case err := <-waited:
-			return exitStatus(err)
-		}
-	}
-}
-
-// exitStatus is a command's exit status as a shell gives it.
-func exitStatus(err error) (int, error) {
-	if err == nil {
-		return 0, nil
-	}
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) {
-		return 0, err
-	}
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
-	}
-	return ee.ExitCode(), nil
+	return c.Wait()
 }

@@ -399,7 +399,7 @@ func plainMembers(raw []byte) ([]member, bool) {
 // reached maximum iteration"; "" when it says none of it.
 func RunLine(m *pack.Manifest) string {
 	var parts []string
-	if t := m.Task; t != nil {
+	if t := m.RunTask(); t != nil {
 		s := "task " + t.ID
 		if t.Epoch > 0 {
 			s += fmt.Sprintf(" epoch %d", t.Epoch)
@@ -407,15 +407,7 @@ func RunLine(m *pack.Manifest) string {
 		parts = append(parts, s)
 	}
 	if o := m.Outcome; o != nil {
-		var s string
-		switch {
-		case o.Passed == nil:
-			s = "judged"
-		case *o.Passed:
-			s = "passed"
-		default:
-			s = "failed"
-		}
+		s := o.Verdict()
 		var why []string
 		if len(o.Score) > 0 {
 			why = append(why, "score "+strings.Trim(string(o.Score), `"`))

@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/contextsubstrate/ctx/lib/convert"
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -312,100 +311,38 @@ func packLogs(st *store.Store, u *unit, r io.Reader, root string, opts AddOption
 	return out, false, nil
 }
 
-// runOf reads pack h as a run of the suite: its task, outcome and end, and
-// what its steps add up to. built is the manifest just built for h, when
-// there is one with its steps in memory: then nothing is read back from
-// the store (a stream of 2,000 runs would read 2,000 manifests again).
+// runOf reads pack h as a run of the suite: its task (pack's RunTask),
+// outcome and end, and what its steps add up to (pack.Totals). built is
+// the manifest just built for h, when there is one with its steps in
+// memory: then nothing is read back from the store (a stream of 2,000
+// runs would read 2,000 manifests again).
 func runOf(st *store.Store, h store.Hash, u *unit, built *pack.Manifest) (*found, error) {
-	var calls int
-	var tokens int64
-	var cost float64
-	hasTokens, hasCost := false, false
-	var first, last time.Time
+	var tt pack.Totals
 	step := func(s *pack.Step) error {
-		if s.Type == "tool_call" {
-			calls++
-		}
-		if t, c, okT, okC := usageOf(s.Metadata); okT || okC {
-			tokens += t
-			cost += c
-			hasTokens = hasTokens || okT
-			hasCost = hasCost || okC
-		}
-		if s.Timestamp != nil {
-			if t, err := time.Parse(time.RFC3339Nano, *s.Timestamp); err == nil {
-				if first.IsZero() || t.Before(first) {
-					first = t
-				}
-				if t.After(last) {
-					last = t
-				}
-			}
-		}
+		tt.Add(s)
 		return nil
 	}
 	var m *pack.Manifest
-	var n int
 	var err error
 	if built != nil && len(built.Steps) == built.NumSteps() {
-		m, n = built, len(built.Steps)
+		m = built
 		for i := range built.Steps {
-			_ = step(&built.Steps[i])
+			tt.Add(&built.Steps[i])
 		}
 	} else {
-		m, n, err = pack.Head(st, h, step)
+		m, _, err = pack.Head(st, h, step)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", u.label, err)
 	}
-	r := Run{Pack: h, Outcome: m.Outcome, End: m.End, Model: m.Model.Identifier, Created: m.CreatedText(), Steps: n, ToolCalls: calls}
-	if hasTokens {
-		r.Tokens = &tokens
-	}
-	if hasCost {
-		r.CostUSD = &cost
-	}
-	if !first.IsZero() && last.After(first) {
-		d := last.Sub(first).Seconds()
-		r.Duration = &d
-	}
+	r := Run{Pack: h, Outcome: m.Outcome, End: m.End, Model: m.Model.Identifier, Created: m.CreatedText(), Steps: tt.Steps,
+		ToolCalls: tt.ToolCalls, Tokens: tt.Tokens(), CostUSD: tt.CostUSD(), Duration: tt.Duration()}
 	f := &found{run: r, unit: u}
-	if m.Task != nil {
+	if t := m.RunTask(); t != nil {
 		f.hasID = true
-		f.run.Task, f.run.Epoch, f.run.Name = m.Task.ID, m.Task.Epoch, m.Task.Name
+		f.run.Task, f.run.Epoch, f.run.Name = t.ID, t.Epoch, t.Name
 	}
 	return f, nil
-}
-
-// usageOf reads a step's metadata.usage (the one shape converters write):
-// its tokens (total_tokens, else input plus output) and cost_usd.
-func usageOf(meta json.RawMessage) (tokens int64, cost float64, okT, okC bool) {
-	if !bytes.Contains(meta, []byte(`"usage"`)) {
-		return
-	}
-	var m struct {
-		Usage map[string]json.Number `json:"usage"`
-	}
-	if json.Unmarshal(meta, &m) != nil || m.Usage == nil {
-		return
-	}
-	num := func(k string) (float64, bool) {
-		v, ok := m.Usage[k]
-		if !ok {
-			return 0, false
-		}
-		f, err := v.Float64()
-		return f, err == nil
-	}
-	if t, ok := num("total_tokens"); ok {
-		tokens, okT = int64(t), true
-	} else {
-		in, okIn := num("input_tokens")
-		o, okOut := num("output_tokens")
-		tokens, okT = int64(in+o), okIn || okOut
-	}
-	cost, okC = num("cost_usd")
-	return
 }
 
 // sniffFile reads the start of f: isLog when its first line is an event of

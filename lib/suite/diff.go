@@ -78,6 +78,19 @@ type TaskDiff struct {
 	A      *RunBrief `json:"a"`
 	B      *RunBrief `json:"b"`
 	Drift  *Drift    `json:"drift"`
+
+	// report is the engine's whole report of the pair (its entries and
+	// alignment), kept for the pairs a page draws (DiffOptions.Keep).
+	report *diff.Report
+	ha, hb store.Hash
+}
+
+// DiffOptions control Diff: how steps align (diff.Options), and how many
+// pairs, in ByChange order, keep the engine's whole report for a page
+// (the first Keep that drift); the others keep their counts only.
+type DiffOptions struct {
+	diff.Options
+	Keep int
 }
 
 // RunBrief is one side's run of a task.
@@ -107,8 +120,10 @@ func (e *NoCommonTaskError) ErrorHints() []string {
 }
 
 // Diff pairs the runs of a and b by task id and epoch, says how each
-// task's outcome changed and how each pair's steps drifted.
-func Diff(st *store.Store, a, b *Named, opts diff.Options) (*DiffReport, error) {
+// task's outcome changed and how each pair's steps drifted. The pairs are
+// compared in ByChange order, so the reports kept for a page are those of
+// the first pairs it lists.
+func Diff(st *store.Store, a, b *Named, opts DiffOptions) (*DiffReport, error) {
 	rep := &DiffReport{A: side(a), B: side(b), Tasks: []TaskDiff{}}
 	type key struct {
 		task  string
@@ -132,11 +147,7 @@ func Diff(st *store.Store, a, b *Named, opts diff.Options) (*DiffReport, error) 
 		}
 		common = true
 		td.Change = change(ra, rb)
-		d, err := drift(st, ra.Pack, rb.Pack, opts)
-		if err != nil {
-			return nil, fmt.Errorf("task %s epoch %d: %w", ra.Task, ra.Epoch, err)
-		}
-		td.Drift = d
+		td.ha, td.hb = ra.Pack, rb.Pack
 		rep.Tasks = append(rep.Tasks, td)
 	}
 	for i := range b.Runs {
@@ -149,6 +160,22 @@ func Diff(st *store.Store, a, b *Named, opts diff.Options) (*DiffReport, error) 
 		return nil, &NoCommonTaskError{A: a.Name, B: b.Name}
 	}
 	sortTaskDiffs(rep.Tasks)
+	kept := 0
+	for _, i := range rep.byChange() {
+		t := &rep.Tasks[i]
+		if t.A == nil || t.B == nil {
+			continue
+		}
+		r, err := drift(st, t.ha, t.hb, opts.Options)
+		if err != nil {
+			return nil, fmt.Errorf("task %s epoch %d: %w", t.Task, t.Epoch, err)
+		}
+		t.Drift = &Drift{FirstDivergence: r.FirstDivergence, Counts: r.Summary}
+		if kept < opts.Keep && r.Summary.Total > 0 {
+			t.report = r
+			kept++
+		}
+	}
 	rep.Summary = summarize(a, b, rep.Tasks)
 	return rep, nil
 }
@@ -201,9 +228,9 @@ func number(raw json.RawMessage) (float64, bool) {
 
 // drift compares two packs with ctx diff's engine, a step of each at a
 // time.
-func drift(st *store.Store, ha, hb store.Hash, opts diff.Options) (*Drift, error) {
+func drift(st *store.Store, ha, hb store.Hash, opts diff.Options) (*diff.Report, error) {
 	if ha == hb {
-		return &Drift{}, nil
+		return &diff.Report{}, nil
 	}
 	ma, na, err := pack.Head(st, ha, nil)
 	if err != nil {
@@ -213,11 +240,7 @@ func drift(st *store.Store, ha, hb store.Hash, opts diff.Options) (*Drift, error
 	if err != nil {
 		return nil, err
 	}
-	r, err := diff.CompareSteps(ma, mb, pack.StoredSteps(st, ha, na), pack.StoredSteps(st, hb, nb), opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Drift{FirstDivergence: r.FirstDivergence, Counts: r.Summary}, nil
+	return diff.CompareSteps(ma, mb, pack.StoredSteps(st, ha, na), pack.StoredSteps(st, hb, nb), opts)
 }
 
 func sortTaskDiffs(t []TaskDiff) {

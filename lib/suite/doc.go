@@ -6,7 +6,9 @@
 // elsewhere (export).
 //
 // It reads transcripts through lib/convert and packs them through
-// lib/pack's Logs and Save, as ctx convert | ctx pack - does, and compares
-// runs with lib/diff's engine; it never writes outside the store but the
-// files export is asked to write.
+// lib/pack's Logs and Save, as ctx convert | ctx pack - does, reads each
+// run's fields as every verb does (pack.RunTask, pack.Totals), compares
+// runs with lib/diff's engine and draws the comparison's page with
+// lib/htmlview, from the reports it made; it never writes outside the
+// store but the files export is asked to write.
 package suite

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
 
@@ -17,7 +18,7 @@ func WriteShowHuman(w io.Writer, r ShowReport) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TASK\tEPOCH\tPASSED\tSCORE\tSTEPS\tTOOLS\tTOKENS\tCOST\tTIME\tEND\tPACK")
 	for _, t := range r.Tasks {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", text.Clip(t.Task, 48), t.Epoch, verdictText(t.Passed),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\n", text.Clip(t.Task, 48), t.Epoch, dash(pack.Verdict(t.Passed)),
 			scoreText(t.Score), t.Steps, t.ToolCalls, intText(t.Tokens), costText(t.CostUSD), secondsText(t.Duration), dash(t.End), shortPack(t.Pack))
 	}
 	tt := r.Totals
@@ -45,10 +46,19 @@ func changeOrder(c string) int {
 // improvements, one side's only, the unchanged), each group in task order.
 func (r *DiffReport) ByChange() []TaskDiff {
 	out := make([]TaskDiff, 0, len(r.Tasks))
+	for _, i := range r.byChange() {
+		out = append(out, r.Tasks[i])
+	}
+	return out
+}
+
+// byChange is the order of ByChange, as indices of r.Tasks.
+func (r *DiffReport) byChange() []int {
+	out := make([]int, 0, len(r.Tasks))
 	for g := 0; g <= 4; g++ {
-		for _, t := range r.Tasks {
+		for i, t := range r.Tasks {
 			if changeOrder(t.Change) == g {
-				out = append(out, t)
+				out = append(out, i)
 			}
 		}
 	}
@@ -136,26 +146,19 @@ func mdCell(s string) string {
 }
 
 // BriefText is one side of a task, as the tables show it: its verdict
-// and score, "–" when the task has no run there.
+// (pack.Verdict) and score, "–" when the task has no run there.
 func BriefText(b *RunBrief) string {
 	if b == nil {
 		return "–"
 	}
-	v := verdictText(b.Passed)
-	if sc := scoreText(b.Score); sc != "-" && (b.Passed == nil || sc != v) {
-		v += " " + sc
-	}
-	return v
-}
-
-func verdictText(p *bool) string {
+	v, sc := pack.Verdict(b.Passed), scoreText(b.Score)
 	switch {
-	case p == nil:
-		return "-"
-	case *p:
-		return "pass"
+	case sc == "-":
+		return dash(v)
+	case v == "" || v == sc:
+		return sc
 	}
-	return "fail"
+	return v + " " + sc
 }
 
 func scoreText(raw []byte) string {
@@ -170,24 +173,18 @@ func scoreText(raw []byte) string {
 	return string(raw)
 }
 
-// DriftText counts a pair's drift by type, "none" when there is none.
+// DriftText counts a pair's drift by type, in report order (diff.Types),
+// "none" when there is none.
 func DriftText(d *Drift) string {
 	if d == nil {
 		return "–"
 	}
-	c := d.Counts
-	if c.Total == 0 {
+	if d.Counts.Total == 0 {
 		return "none"
 	}
 	var parts []string
-	for _, x := range []struct {
-		n    int
-		name string
-	}{{c.ModelDrift, "model"}, {c.PromptDrift, "prompt"}, {c.InputDrift, "input"}, {c.ToolDrift, "tool"},
-		{c.ParamDrift, "param"}, {c.ReasoningDrift, "reasoning"}, {c.OutputDrift, "output"}, {c.EnvironmentDrift, "environment"}} {
-		if x.n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", x.n, x.name))
-		}
+	for _, c := range d.Counts.Counts() {
+		parts = append(parts, fmt.Sprintf("%d %s", c.N, c.Short))
 	}
 	return strings.Join(parts, ", ")
 }

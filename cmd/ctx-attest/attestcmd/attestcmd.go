@@ -59,7 +59,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.bundle, "bundle", "", "also write the Sigstore bundle to `FILE` ('-' as for -o)")
 	fs.StringVar(&c.root, "root", ".", "add the attestation to the pack's sidecars under this `dir`ectory")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "leave sidecars as they are")
-	cli.OutputFlags(fs, &c.format, cli.JSON, "print the attestation made as JSON", "print a sentence")
+	c.format.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print the attestation made as JSON", cli.Human: "print a sentence"})
 }
 
 // Check takes one of --key and --attach, and -o and --bundle apart.

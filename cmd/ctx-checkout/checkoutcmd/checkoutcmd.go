@@ -58,7 +58,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.BoolVar(&c.outputs, "outputs", false, "write the outputs, with provenance sidecars, instead of the inputs")
 	fs.BoolVar(&c.force, "force", false, "replace files whose content differs from the pack's")
-	cli.OutputFlags(fs, &c.out, cli.Human, "print {written, unchanged, sidecars}", "print nothing on success, as cp does")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {written, unchanged, sidecars}", cli.Human: "print nothing on success, as cp does"})
 }
 
 // Main runs ctx checkout with the process's arguments and streams.

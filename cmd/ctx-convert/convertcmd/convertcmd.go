@@ -118,43 +118,31 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer in.Close()
-	src := in.Name
 	maxExpanded, err := convert.ParseSize(cfg.maxExpanded)
 	if err != nil {
 		return cli.Usagef("--max-expanded: %v", err)
 	}
-	opts := convert.Options{
-		MaxExpanded: maxExpanded,
-		From:        cfg.from,
-		Model:       cfg.model,
-		Sample:      cfg.sample,
-		Record:      cfg.record,
-		Warn:        func(s string) { msg.Warnf("%s: %s", src, s) },
-		Note:        func(s string) { msg.Notef("%s: %s", src, s) },
-		Detected:    func(f string) { msg.Notef("%s: reading as %s (detected; --from to choose)", src, f) },
-	}
+	opts := convert.Options{MaxExpanded: maxExpanded, From: cfg.from, Model: cfg.model, Sample: cfg.sample, Record: cfg.record,
+		Warn:     func(s string) { msg.Warnf("%s: %s", in.Name, s) },
+		Note:     func(s string) { msg.Notef("%s: %s", in.Name, s) },
+		Detected: func(f string) { msg.Notef("%s: reading as %s (detected; --from to choose)", in.Name, f) }}
 	if _, err := convert.Convert(in, in.File, stdout, opts); err != nil {
-		return convertError(src, err)
+		return convertError(in.Name, err)
 	}
 	return nil
 }
 
-// convertError puts what the converter reports into the message format.
+// convertError puts what the converter reports into the message format:
+// the source named, and what to do with an incomplete log.
 func convertError(src string, err error) error {
 	var ie *convert.InputError
 	var uf *convert.UnknownFormatError
-	var ud *convert.UndetectedError
 	var le *convert.LossError
-	var ce *convert.CompanionError
 	switch {
-	case errors.As(err, &ce):
-		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, ce)
 	case errors.As(err, &le):
 		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, le).WithHint("the log written is incomplete; do not pack it (docs/CONVERT.md: accounting)")
 	case errors.As(err, &uf):
 		return cli.Usagef("--from: %v", uf)
-	case errors.As(err, &ud):
-		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, ud)
 	case errors.As(err, &ie):
 		return cli.Errorf(cli.ExitTrouble, "%s: %v", src, ie).WithHint("the log written so far is incomplete; do not pack it")
 	}

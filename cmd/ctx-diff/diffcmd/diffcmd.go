@@ -60,27 +60,24 @@ ctx diff --html -o drift.html baseline latest`,
 type config struct {
 	store string
 	out   cli.Output
-	file  string
 	align string
 }
 
 // RegisterFlags registers the flags of ctx diff on fs.
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print the report as one JSON document", "print plain sentences grouped by section")
-	cli.HTMLFlag(fs, &c.out, "write the drift as one self-contained HTML page: the two runs side by side")
-	fs.StringVar(&c.file, "o", "", "with --html, write the page to `FILE` instead of standard output")
+	c.out.Register(fs, cli.JSON, cli.Formats{
+		cli.JSON:  "print the report as one JSON document",
+		cli.Human: "print plain sentences grouped by section",
+		cli.HTML:  "write the drift as one self-contained HTML page: the two runs side by side",
+	})
 	fs.StringVar(&c.align, "align", diff.AlignIndex, "`mode` of step alignment: index (step i with step i) or sequence (by the sequence of tool calls)")
 }
 
-// Check refuses standard input on both sides, two forms of the report,
-// and an unknown alignment.
+// Check refuses standard input on both sides and an unknown alignment.
 func (c *config) Check(args []string) error {
 	if args[0] == "-" && args[1] == "-" {
 		return cli.Usagef("standard input can be only one side")
-	}
-	if c.file != "" && c.out.Format() != cli.HTML {
-		return cli.Usagef("-o writes the HTML page: give --html")
 	}
 	if c.align != diff.AlignIndex && c.align != diff.AlignSequence {
 		return cli.Usagef("--align: %q is not index or sequence", c.align)
@@ -127,7 +124,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case cli.HTML:
 		page := htmlview.Diff{A: htmlview.Side{Label: args[0], Manifest: sides[0].Manifest, Replay: sides[0].Replay},
 			B: htmlview.Side{Label: args[1], Manifest: sides[1].Manifest, Replay: sides[1].Replay}, Report: r, Align: cfg.align, Blobs: l.Blobs()}
-		err = cli.WriteOutput(cfg.file, stdout, func(w io.Writer) error { return htmlview.WriteDiff(w, page) })
+		err = cfg.out.Write(stdout, func(w io.Writer) error { return htmlview.WriteDiff(w, page) })
 	case cli.Human:
 		err = diff.WriteHuman(stdout, r, l.Blobs(), cli.Painter(stdout))
 	default:

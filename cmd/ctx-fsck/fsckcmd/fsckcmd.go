@@ -63,7 +63,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.JSON, `print {"ok", "problems"}`, "print one line per problem")
+	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: `print {"ok", "problems"}`, cli.Human: "print one line per problem"})
 	fs.BoolVar(&c.repairIndex, "repair-index", false, "rebuild missing, damaged and stale index entries from their manifests")
 	fs.BoolVar(&c.pruneTmp, "prune-tmp", false, "remove temporary files older than --tmp-age")
 	fs.DurationVar(&c.tmpAge, "tmp-age", defaultTmpAge, "temporary files at least this `duration` old are leftovers of interrupted writes (e.g. 1h, 30m, 0s)")

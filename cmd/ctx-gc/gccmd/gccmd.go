@@ -56,7 +56,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print what was removed and kept as JSON", "print sentences")
+	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print what was removed and kept as JSON", cli.Human: "print sentences"})
 	fs.BoolVar(&c.dryRun, "dry-run", false, "list what would be deleted; delete nothing")
 	fs.StringVar(&c.prune, "prune", "2w", "delete unreachable objects older than `age`: now, never, a duration (36h), or days or weeks (14d, 2w)")
 }

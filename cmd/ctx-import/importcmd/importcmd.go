@@ -49,7 +49,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.Human, "print {packs, objects_written, objects_reused, bytes_written, indexed}", "print ctx://<hex> per pack")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {packs, objects_written, objects_reused, bytes_written, indexed}", cli.Human: "print ctx://<hex> per pack"})
 }
 
 // Main runs ctx import with the process's arguments and streams.

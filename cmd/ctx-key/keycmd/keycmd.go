@@ -47,7 +47,7 @@ type config struct {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.out, "o", "", "write the private key to `NAME` and the public key to NAME.pub")
 	fs.StringVar(&c.keyType, "type", string(attest.ECDSAP256), "the `TYPE` of key: ecdsa-p256 or ed25519")
-	cli.OutputFlags(fs, &c.format, cli.JSON, "print the key's files, type and id as JSON", "print a sentence")
+	c.format.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print the key's files, type and id as JSON", cli.Human: "print a sentence"})
 }
 
 // Check takes 'generate' with -o and a known --type, or 'id KEY'.

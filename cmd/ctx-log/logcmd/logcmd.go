@@ -57,7 +57,7 @@ type config struct {
 // RegisterFlags defines the flags of ctx log on fs.
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.Human, "print NDJSON, one {hash, created, model, steps, parent, refs} per pack", "print one line per pack")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print NDJSON, one {hash, created, model, steps, parent, refs} per pack", cli.Human: "print one line per pack"})
 	fs.IntVar(&c.n, "n", -1, "list at most `N` packs")
 	fs.Var(&c.models, "model", "list only packs of model `ID` (repeatable)")
 	fs.StringVar(&c.since, "since", "", "list only packs created at or after `TIME` (2026-02-10 or RFC 3339)")

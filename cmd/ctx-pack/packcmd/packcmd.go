@@ -74,7 +74,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.StringVar(&c.root, "root", "", "resolve relative `dir`ectory paths of the log against this directory (default: the log's directory; for -, the current directory)")
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields as errors")
-	cli.OutputFlags(fs, &c.out, cli.Human, "print {hash, uri, objects_written, objects_reused, bytes_written}", "print ctx://<hex>")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {hash, uri, objects_written, objects_reused, bytes_written}", cli.Human: "print ctx://<hex>"})
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "do not write <output>.ctx.json provenance sidecars")
 	fs.BoolVar(&c.sidecars, "sidecars", false, "write sidecars for a converted transcript or a log from standard input too")
@@ -93,7 +93,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	msg := cli.Messenger{Name: name, W: stderr}
-	warn := func(s string) { msg.Warnf("%s", s) }
+	warn := msg.Warn
 	var key crypto.Signer // read first, so a wrong passphrase stores nothing
 	if cfg.sign != "" {
 		if key, err = attest.LoadSigner(cfg.sign, warn); err != nil {
@@ -115,7 +115,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// each printed once it is durable (pack.SaveLogs).
 	sidecars := sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
 	print := func(res *pack.Result, pub pack.Published) error {
-		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, func(s string) { msg.Notef("%s", s) })
+		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, msg.Note)
 		if !cfg.noSidecars {
 			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
 		}

@@ -59,7 +59,7 @@ type config struct {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.Var(&c.tags, "tag", "also tag the pack `NAME` in this store (once per REF)")
-	cli.OutputFlags(fs, &c.out, cli.Human, "print a JSON record per reference", "print ctx://<hex> per pack")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print a JSON record per reference", cli.Human: "print ctx://<hex> per pack"})
 	c.reg.RegisterFlags(fs)
 }
 

@@ -62,7 +62,7 @@ type config struct {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.Var(&c.tags, "tag", "tag the pack `NAME` in the repository (once per pack)")
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print a JSON record per pack", "print a sentence per pack")
+	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print a JSON record per pack", cli.Human: "print a sentence per pack"})
 	fs.BoolVar(&c.allowSecrets, "allow-secrets", false, "push even when the secret scan finds something")
 	c.reg.RegisterFlags(fs)
 }

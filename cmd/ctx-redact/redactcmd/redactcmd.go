@@ -65,7 +65,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.Human, "print {hash, uri, parent, redacted, places}", "print ctx://<hex> of the redacted pack")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {hash, uri, parent, redacted, places}", cli.Human: "print ctx://<hex> of the redacted pack"})
 	fs.Var(&c.patterns, "pattern", "redact every match of `REGEX` (repeatable)")
 	fs.BoolVar(&c.secrets, "secrets", false, "redact what the secret detectors of ctx push find")
 	fs.Var(&c.inputs, "input", "replace the input `NAME` whole (repeatable)")

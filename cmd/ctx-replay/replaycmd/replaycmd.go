@@ -101,7 +101,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.allowNet, "allow-net", false, "let sandboxed programs use the network")
 	fs.Var(&c.env, "env", "pass the variable `NAME` of your environment to sandboxed programs (repeatable)")
 	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after this `duration` (0: no limit)")
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print NDJSON: a line per step, then the report", "print the steps and the report as text")
+	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print NDJSON: a line per step, then the report", cli.Human: "print the steps and the report as text"})
 	fs.BoolVar(&c.save, "save", false, "store the replay as a new pack whose parent is the original")
 	fs.Var(&c.tags, "tag", "with --save, also name the new pack refs/tags/`NAME` (repeatable)")
 }

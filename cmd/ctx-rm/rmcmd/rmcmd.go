@@ -51,7 +51,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print what was removed as JSON", "print sentences")
+	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print what was removed as JSON", cli.Human: "print sentences"})
 	fs.BoolVar(&c.force, "f", false, "remove packs that tags name, and those tags")
 }
 

@@ -4,20 +4,17 @@ package servecmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/mcp"
 	"github.com/contextsubstrate/ctx/lib/pack"
-	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 const name = "ctx-serve"
@@ -61,10 +58,12 @@ ctx serve --mcp --policy write_file=fail recorded`,
 
 type config struct {
 	store, onMiss string
-	mcp, json     bool
+	mcp           bool
+	out           cli.Output
 	tags          cli.Strings
 	policy        cli.Strings
 	maxMessage    int64
+	policies      map[string]string
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
@@ -73,7 +72,10 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.onMiss, "on-miss", mcp.PolicyFail, "what a call with no recorded match gets: `fail` (an error result) or passthrough")
 	fs.Var(&c.policy, "policy", "a tool's policy, `TOOL=history|passthrough|fail` (repeatable)")
 	fs.Var(&c.tags, "tag", "name the served session's pack refs/tags/`NAME` (repeatable)")
-	fs.BoolVar(&c.json, "json", false, "print a JSON summary on standard error at the end: {pack, calls, answered_from_recording, misses, passthrough, failed_by_policy}")
+	c.out.Register(fs, cli.Human, cli.Formats{
+		cli.JSON:  "at the end, print on standard error {pack, calls, answered_from_recording, misses, passthrough, failed_by_policy}",
+		cli.Human: "at the end, print on standard error a note of what was served and the session's pack",
+	})
 	fs.Int64Var(&c.maxMessage, "max-message", mcp.DefaultMaxMessage>>20, "refuse messages over `MiB` (-32600), in bounded memory")
 }
 
@@ -81,36 +83,24 @@ func (c *config) Check(args []string) error {
 	if !c.mcp {
 		return cli.Usagef("ctx serve needs --mcp (the protocol to serve)")
 	}
-	if c.onMiss != mcp.PolicyFail && c.onMiss != mcp.PolicyPassthrough {
-		return cli.Usagef("--on-miss %q: want fail or passthrough", c.onMiss)
-	}
-	if c.maxMessage <= 0 {
+	policies, needServer, err := mcp.Policies(c.onMiss, c.policy)
+	switch {
+	case err != nil:
+		return cli.Usagef("%v", err)
+	case c.maxMessage <= 0:
 		return cli.Usagef("--max-message %d: want a positive number of MiB", c.maxMessage)
-	}
-	needServer := c.onMiss == mcp.PolicyPassthrough
-	for _, p := range c.policy {
-		tool, pol, ok := strings.Cut(p, "=")
-		if !ok || tool == "" {
-			return cli.Usagef("--policy %q: want TOOL=history|passthrough|fail", p)
-		}
-		switch pol {
-		case mcp.PolicyHistory, mcp.PolicyFail:
-		case mcp.PolicyPassthrough:
-			needServer = true
-		default:
-			return cli.Usagef("--policy %q: want TOOL=history|passthrough|fail", p)
-		}
-	}
-	if needServer && len(args) < 2 {
+	case needServer && len(args) < 2:
 		return cli.Usagef("passthrough needs the real server: ctx serve --mcp PACK -- SERVER_CMD [ARGS...]")
 	}
+	c.policies = policies
 	return cli.CheckTags(c.tags)
 }
 
 // Main runs ctx serve with the process's arguments and streams.
 func Main() int { return cli.Main(name, Run) }
 
-// Run is ctx serve.
+// Run is ctx serve. Standard output is the protocol: every word goes to
+// standard error.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	var cfg config
 	args, st, err := cli.ParseStore(&cfg, args, usage(), stdout)
@@ -129,50 +119,17 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return cli.NameError(err)
 	}
-	rec, err := mcp.LoadRecording(st, h, m)
-	if err != nil {
-		if errors.Is(err, mcp.ErrNoSession) {
-			return cli.Errorf(cli.ExitTrouble, "%s: %v", args[0], err).WithHint("record one with: ctx record --mcp -- SERVER_CMD [ARGS...]")
-		}
-		return cli.Wrap(cli.ExitTrouble, err)
-	}
 	now, err := cli.Clock()
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	policy := map[string]string{}
-	for _, p := range cfg.policy {
-		tool, pol, _ := strings.Cut(p, "=")
-		policy[tool] = pol
-	}
-	sess, err := mcp.NewSession("serve", now)
-	if err != nil {
+	served, err := mcp.ServeRecorded(ctx, st, h, m, mcp.ServeConfig{In: stdin, Out: stdout, OnMiss: cfg.onMiss, Policy: cfg.policies,
+		Server: args[1:], ServerErr: stderr, MaxMessage: cfg.maxMessage << 20, Refused: msg.Warn, Now: now},
+		pack.SaveOptions{Tags: cfg.tags, Options: pack.Options{Root: ".", Store: st, Warn: msg.Warn}}, msg.Warn)
+	if errors.Is(err, mcp.ErrNoSession) {
+		return cli.Wrap(cli.ExitTrouble, fmt.Errorf("%s: %w", args[0], err))
+	} else if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	defer sess.Close()
-	sum, err := mcp.Serve(ctx, mcp.ServeConfig{
-		Recording: rec, In: stdin, Out: stdout, OnMiss: cfg.onMiss, Policy: policy,
-		Server: args[1:], ServerErr: stderr, MaxMessage: cfg.maxMessage << 20, Session: sess,
-		Refused: func(reason string) { msg.Warnf("%s", reason) }, Now: now,
-	})
-	if err != nil {
-		msg.Warnf("the session ended: %v", err)
-		sess.End("error", err.Error())
-	}
-	pub, perr := mcp.Save(st, sess, pack.SaveOptions{Tags: cfg.tags, Source: "the served session",
-		Options: pack.Options{Root: ".", Store: st, Warn: func(s string) { msg.Warnf("%s", s) }}})
-	if perr != nil {
-		return cli.Wrap(cli.ExitTrouble, fmt.Errorf("cannot pack the served session: %w", perr))
-	}
-	if cfg.json {
-		b, _ := json.Marshal(struct {
-			Pack string `json:"pack"`
-			mcp.ServeSummary
-		}{pub.Hash.URI(), sum})
-		fmt.Fprintf(stderr, "%s\n", b)
-	} else {
-		msg.Notef("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s",
-			text.Plural(sum.Calls, "call"), sum.Recorded, sum.Misses, sum.Passthrough, sum.Refused, pub.Hash.URI())
-	}
-	return nil
+	return served.Report(stderr, !cfg.out.Human(), msg.Note)
 }

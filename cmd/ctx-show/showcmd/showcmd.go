@@ -39,22 +39,15 @@ ctx show --html -o run.html latest`,
 type config struct {
 	store string
 	out   cli.Output
-	file  string
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.Human, "print the manifest as JSON, with its hash", "print a summary, one line per item")
-	cli.HTMLFlag(fs, &c.out, "write the pack as one self-contained HTML page: a timeline of its steps")
-	fs.StringVar(&c.file, "o", "", "with --html, write the page to `FILE` instead of standard output")
-}
-
-// Check refuses -o without a page.
-func (c *config) Check([]string) error {
-	if c.file != "" && c.out.Format() != cli.HTML {
-		return cli.Usagef("-o writes the HTML page: give --html")
-	}
-	return nil
+	c.out.Register(fs, cli.Human, cli.Formats{
+		cli.JSON:  "print the manifest as JSON, with its hash",
+		cli.Human: "print a summary, one line per item",
+		cli.HTML:  "write the pack as one self-contained HTML page: a timeline of its steps",
+	})
 }
 
 // Main runs ctx show with the process's arguments and streams.
@@ -106,7 +99,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return cli.Wrap(cli.ExitTrouble, err)
 		}
 		page := htmlview.Show{Label: args[0], Manifest: m, Store: st, Verify: &rep}
-		if err := cli.WriteOutput(cfg.file, stdout, func(w io.Writer) error { return htmlview.WriteShow(w, page) }); err != nil {
+		if err := cfg.out.Write(stdout, func(w io.Writer) error { return htmlview.WriteShow(w, page) }); err != nil {
 			return err
 		}
 		if rep.Status != verify.Verified {

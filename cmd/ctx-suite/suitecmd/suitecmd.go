@@ -8,6 +8,10 @@ import (
 	"io"
 	"strings"
 
+	"github.com/contextsubstrate/ctx/cmd/ctx-suite/suitecmd/addcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-suite/suitecmd/diffcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-suite/suitecmd/exportcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-suite/suitecmd/showcmd"
 	"github.com/contextsubstrate/ctx/lib/cli"
 )
 
@@ -43,7 +47,7 @@ ctx suite export --parquet out/ baseline candidate`,
 // commands maps each subcommand to its run.
 func commands() map[string]func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return map[string]func(context.Context, []string, io.Reader, io.Writer, io.Writer) error{
-		"add": runAdd, "show": runShow, "diff": runDiff, "export": runExport,
+		"add": addcmd.Run, "show": showcmd.Run, "diff": diffcmd.Run, "export": exportcmd.Run,
 	}
 }
 
@@ -70,10 +74,3 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 type noFlags struct{}
 
 func (noFlags) RegisterFlags(*flag.FlagSet) {}
-
-// messenger prints the notes and warnings of a subcommand.
-func messenger(stderr io.Writer) cli.Messenger { return cli.Messenger{Name: name, W: stderr} }
-
-func notef(m cli.Messenger) func(string) { return func(s string) { m.Notef("%s", s) } }
-
-func warnf(m cli.Messenger) func(string) { return func(s string) { m.Warnf("%s", s) } }

@@ -51,7 +51,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print the tags as JSON", "print lines")
+	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print the tags as JSON", cli.Human: "print lines"})
 	fs.BoolVar(&c.force, "f", false, "move a tag that names another pack")
 	fs.BoolVar(&c.delete, "d", false, "delete the tags named")
 }

@@ -72,7 +72,7 @@ type config struct {
 
 func (c *config) RegisterFlags(flags *flag.FlagSet) {
 	cli.StoreFlag(flags, &c.store)
-	cli.OutputFlags(flags, &c.out, cli.JSON, "print a JSON array, one report per artifact or pack", "print a short text block per artifact")
+	c.out.Register(flags, cli.JSON, cli.Formats{cli.JSON: "print a JSON array, one report per artifact or pack", cli.Human: "print a short text block per artifact"})
 	flags.Var(&c.recursive, "r", "verify every artifact that has a sidecar under each DIR (same as --recursive)")
 	flags.Var(&c.recursive, "recursive", "verify every artifact that has a sidecar under each DIR")
 	flags.StringVar(&c.key, "key", "", "also check signatures by the public key in `FILE`")

@@ -2,12 +2,10 @@ package ctxcmd
 
 import (
 	"context"
-	"errors"
 	"io"
-	"os"
 	"os/exec"
-	"os/signal"
 
+	"github.com/contextsubstrate/ctx/lib/child"
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -18,20 +16,18 @@ func runChild(ctx context.Context, path, argv0 string, args []string, stdin io.R
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Args[0] = argv0
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, stdout, stderr
-	// An interrupt from the terminal reaches the child too; the dispatcher
-	// stays to pass on the exit status the child chooses.
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
-	defer signal.Stop(sig)
-	err := cmd.Run()
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return cli.Exit(exitStatus(ee))
-	}
+	// An interrupt from the terminal reaches the child too, and the
+	// dispatcher's other signals are passed on; it stays to pass on the
+	// exit status the child chooses.
+	c, err := child.Start(cmd, child.Options{Forward: true, Interactive: true})
 	if err != nil {
 		return execError(path, err)
 	}
-	return nil
+	code, err := c.Wait()
+	if err != nil {
+		return execError(path, err)
+	}
+	return cli.Exit(code)
 }
 
 // execError says why a program that was found could not be started.

@@ -5,21 +5,12 @@ package ctxcmd
 import (
 	"context"
 	"io"
-	"os/exec"
 )
 
 // run runs the program at path as a child on the given streams and passes
 // its exit status on: without exec(2) this is the closest to handing over.
 func run(ctx context.Context, path, argv0 string, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	return runChild(ctx, path, argv0, args, stdin, stdout, stderr)
-}
-
-// exitStatus is the child's exit code.
-func exitStatus(ee *exec.ExitError) int {
-	if c := ee.ExitCode(); c >= 0 {
-		return c
-	}
-	return 1
 }
 
 // noExec reports whether err says the file is not a program; the system

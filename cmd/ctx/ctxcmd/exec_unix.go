@@ -7,7 +7,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"os/exec"
 	"syscall"
 )
 
@@ -22,15 +21,6 @@ func run(ctx context.Context, path, argv0 string, args []string, stdin io.Reader
 	}
 	err := syscall.Exec(path, append([]string{argv0}, args...), os.Environ())
 	return execError(path, err) // Exec returns only when it failed
-}
-
-// exitStatus is the status a shell would report for the child: its exit
-// code, or 128 plus the signal that killed it.
-func exitStatus(ee *exec.ExitError) int {
-	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
-	}
-	return ee.ExitCode()
 }
 
 // noExec reports whether err says the file is not a program the kernel can

@@ -183,53 +183,7 @@ func stepRow(s *suite.Named, r *suite.Run, st *pack.Step) StepRow {
 		o := st.Outcome
 		row.Outcome = &o
 	}
-	row.Duration, row.Tokens = stepMeta(st.Metadata)
+	u := pack.StepUsage(st)
+	row.Duration, row.Tokens = u.Seconds(), u.Tokens()
 	return row
-}
-
-// stepMeta reads what a step's metadata says of its duration (duration_s,
-// duration_ms, SWE-agent's execution_time) and its tokens (usage).
-func stepMeta(meta json.RawMessage) (*float64, *int64) {
-	if len(meta) == 0 {
-		return nil, nil
-	}
-	var m struct {
-		DurationS     *float64 `json:"duration_s"`
-		DurationMS    *float64 `json:"duration_ms"`
-		ExecutionTime *float64 `json:"execution_time"`
-		Usage         struct {
-			Total  *float64 `json:"total_tokens"`
-			Input  *float64 `json:"input_tokens"`
-			Output *float64 `json:"output_tokens"`
-		} `json:"usage"`
-	}
-	if json.Unmarshal(meta, &m) != nil {
-		return nil, nil
-	}
-	var d *float64
-	switch {
-	case m.DurationS != nil:
-		d = m.DurationS
-	case m.DurationMS != nil:
-		x := *m.DurationMS / 1000
-		d = &x
-	case m.ExecutionTime != nil:
-		d = m.ExecutionTime
-	}
-	var tok *int64
-	switch u := m.Usage; {
-	case u.Total != nil:
-		n := int64(*u.Total)
-		tok = &n
-	case u.Input != nil || u.Output != nil:
-		var n int64
-		if u.Input != nil {
-			n += int64(*u.Input)
-		}
-		if u.Output != nil {
-			n += int64(*u.Output)
-		}
-		tok = &n
-	}
-	return d, tok
 }

@@ -1,4 +1,5 @@
-package suitecmd
+// Package exportcmd is ctx suite export: suites as Parquet tables.
+package exportcmd
 
 import (
 	"context"
@@ -11,7 +12,9 @@ import (
 	"github.com/contextsubstrate/ctx/lib/suite/tables"
 )
 
-func exportUsage() cli.Usage {
+const name = "ctx-suite"
+
+func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
 		Synopsis: "ctx suite export --parquet DIR NAME...",
@@ -29,28 +32,29 @@ duckdb -c "SELECT suite, avg(passed::int) FROM 'out/tasks.parquet' GROUP BY suit
 	}
 }
 
-type exportConfig struct {
+type config struct {
 	store   string
 	parquet string
 	out     cli.Output
 }
 
-func (c *exportConfig) RegisterFlags(fs *flag.FlagSet) {
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.StringVar(&c.parquet, "parquet", "", "write the Parquet tables into `DIR`")
-	cli.OutputFlags(fs, &c.out, cli.Human, "print {dir, files, runs, steps}", "print the files written")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {dir, files, runs, steps}", cli.Human: "print the files written"})
 }
 
-func (c *exportConfig) Check(args []string) error {
+func (c *config) Check(args []string) error {
 	if c.parquet == "" {
 		return cli.Usagef("ctx suite export needs --parquet DIR (the one format it writes)")
 	}
 	return nil
 }
 
-func runExport(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var cfg exportConfig
-	args, st, err := cli.ParseStore(&cfg, args, exportUsage(), stdout)
+// Run is ctx suite export, with the arguments after "export".
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	args, st, err := cli.ParseStore(&cfg, args, usage(), stdout)
 	if err != nil {
 		return err
 	}
@@ -74,6 +78,6 @@ func runExport(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 			return err
 		}
 	}
-	messenger(stderr).Notef("%d runs, %d steps", rep.Runs, rep.Steps)
+	cli.Messenger{Name: name, W: stderr}.Notef("%d runs, %d steps", rep.Runs, rep.Steps)
 	return nil
 }

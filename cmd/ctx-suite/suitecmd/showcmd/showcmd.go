@@ -1,4 +1,5 @@
-package suitecmd
+// Package showcmd is ctx suite show: a suite's runs, listed.
+package showcmd
 
 import (
 	"context"
@@ -9,7 +10,9 @@ import (
 	"github.com/contextsubstrate/ctx/lib/suite"
 )
 
-func showUsage() cli.Usage {
+const name = "ctx-suite"
+
+func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
 		Synopsis: "ctx suite show [flags] NAME",
@@ -26,19 +29,20 @@ ctx suite show baseline | jq -r '.tasks[] | select(.passed == false) | .task'`,
 	}
 }
 
-type showConfig struct {
+type config struct {
 	store string
 	out   cli.Output
 }
 
-func (c *showConfig) RegisterFlags(fs *flag.FlagSet) {
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print the suite as JSON", "print a table")
+	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print the suite as JSON", cli.Human: "print a table"})
 }
 
-func runShow(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var cfg showConfig
-	args, st, err := cli.ParseStore(&cfg, args, showUsage(), stdout)
+// Run is ctx suite show, with the arguments after "show".
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	args, st, err := cli.ParseStore(&cfg, args, usage(), stdout)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,6 @@
-package suitecmd
+// Package addcmd is ctx suite add: every run of the sources packed and
+// recorded as a suite.
+package addcmd
 
 import (
 	"context"
@@ -11,7 +13,9 @@ import (
 	"github.com/contextsubstrate/ctx/lib/text"
 )
 
-func addUsage() cli.Usage {
+const name = "ctx-suite"
+
+func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
 		Synopsis: "ctx suite add [flags] NAME SOURCE...",
@@ -29,8 +33,9 @@ lists task by task each run's pack and outcome; refs/suites/NAME names
 it, replacing what it named before. The suite's ctx:// name is printed.
 
 A run's task is the one its log gives (docs/FORMAT.md: task, outcome,
-end); a run without one takes its file's name when the file holds one
-run, else its index in its source (said once). Several runs of one task
+end; else a task_id, task or instance_id of its metadata, as ctx log
+names it); a run without one takes its file's name when the file holds
+one run, else its index in its source (said once). Several runs of one task
 are its epochs; runs that repeat an epoch are numbered 1, 2, ... (said).
 
 --results FILE (repeatable) reads outcomes kept beside the runs:
@@ -48,7 +53,7 @@ ctx suite add picked latest baseline-pack 3f2a9c`,
 	}
 }
 
-type addConfig struct {
+type config struct {
 	store   string
 	model   string
 	strict  bool
@@ -56,24 +61,25 @@ type addConfig struct {
 	out     cli.Output
 }
 
-func (c *addConfig) RegisterFlags(fs *flag.FlagSet) {
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.Var(&c.results, "results", "read outcomes from `FILE` (results.json, results_summary.json, report.json, or a folder of logs/<id>/report.json; repeatable)")
 	fs.StringVar(&c.model, "model", "", "the model `ID` of transcripts that name none")
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields of a log as errors")
-	cli.OutputFlags(fs, &c.out, cli.Human, "print {name, suite, runs, tasks, passed, skipped}", "print ctx://<hex> of the suite")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {name, suite, runs, tasks, passed, skipped}", cli.Human: "print ctx://<hex> of the suite"})
 }
 
-func runAdd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var cfg addConfig
-	args, st, err := cli.ParseStore(&cfg, args, addUsage(), stdout)
+// Run is ctx suite add, with the arguments after "add".
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	args, st, err := cli.ParseStore(&cfg, args, usage(), stdout)
 	if err != nil {
 		return err
 	}
-	msg := messenger(stderr)
+	msg := cli.Messenger{Name: name, W: stderr}
 	_, rep, err := suite.Add(st, args[0], suite.AddOptions{
 		Sources: args[1:], Results: cfg.results, Stdin: stdin, Model: cfg.model, Strict: cfg.strict,
-		Note: notef(msg), Warn: warnf(msg), Interrupt: cli.OnSignal,
+		Note: msg.Note, Warn: msg.Warn, Interrupt: cli.OnSignal,
 	})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)

@@ -1,4 +1,5 @@
-package suitecmd
+// Package diffcmd is ctx suite diff: two suites compared task by task.
+package diffcmd
 
 import (
 	"context"
@@ -10,7 +11,9 @@ import (
 	"github.com/contextsubstrate/ctx/lib/suite"
 )
 
-func diffUsage() cli.Usage {
+const name = "ctx-suite"
+
+func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
 		Synopsis: "ctx suite diff [flags] A B",
@@ -43,43 +46,37 @@ ctx suite diff baseline candidate | jq '.tasks[] | select(.change == "regressed"
 	}
 }
 
-type diffConfig struct {
-	store    string
-	out      cli.Output
-	markdown bool
-	file     string
-	failOn   string
-	align    string
+type config struct {
+	store  string
+	out    cli.Output
+	failOn string
+	align  string
 }
 
-func (c *diffConfig) RegisterFlags(fs *flag.FlagSet) {
+func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	cli.OutputFlags(fs, &c.out, cli.JSON, "print the comparison as JSON", "print a table, regressions first")
-	cli.HTMLFlag(fs, &c.out, "write one self-contained HTML page: the tasks, each opening onto the two runs' steps")
-	fs.BoolVar(&c.markdown, "markdown", false, "print a Markdown summary (for a CI job summary or a pull request comment)")
-	fs.StringVar(&c.file, "o", "", "with --html, write the page to `FILE` instead of standard output")
+	c.out.Register(fs, cli.JSON, cli.Formats{
+		cli.JSON:     "print the comparison as JSON",
+		cli.Human:    "print a table, regressions first",
+		cli.Markdown: "print a Markdown summary (for a CI job summary or a pull request comment)",
+		cli.HTML:     "write one self-contained HTML page: the tasks, each opening onto the two runs' steps",
+	})
 	fs.StringVar(&c.failOn, "fail-on", "regressed", "exit 1 when any task `regressed`, or `changed`, or `never`")
 	fs.StringVar(&c.align, "align", diff.AlignIndex, "how the steps of a pair line up: index or sequence (as ctx diff)")
 }
 
-func (c *diffConfig) Check(args []string) error {
+func (c *config) Check(args []string) error {
 	switch c.failOn {
 	case "regressed", "changed", "never":
-	default:
-		return cli.Usagef("--fail-on %q: give regressed (the default), changed or never", c.failOn)
+		return nil
 	}
-	if c.markdown && c.out.Given() {
-		return cli.Usagef("--markdown and --%s ask for two kinds of output; give one", c.out.Format())
-	}
-	if c.file != "" && c.out.Format() != cli.HTML {
-		return cli.Usagef("-o writes the HTML page: give --html")
-	}
-	return nil
+	return cli.Usagef("--fail-on %q: give regressed (the default), changed or never", c.failOn)
 }
 
-func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	var cfg diffConfig
-	args, st, err := cli.ParseStore(&cfg, args, diffUsage(), stdout)
+// Run is ctx suite diff, with the arguments after "diff".
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	var cfg config
+	args, st, err := cli.ParseStore(&cfg, args, usage(), stdout)
 	if err != nil {
 		return err
 	}
@@ -91,16 +88,20 @@ func runDiff(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	rep, err := suite.Diff(st, a, b, diff.Options{Align: cfg.align})
+	opts := suite.DiffOptions{Options: diff.Options{Align: cfg.align}}
+	if cfg.out.Format() == cli.HTML {
+		opts.Keep = suite.PageLanes
+	}
+	rep, err := suite.Diff(st, a, b, opts)
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	switch {
-	case cfg.markdown:
+	switch cfg.out.Format() {
+	case cli.Markdown:
 		err = suite.WriteDiffMarkdown(stdout, rep)
-	case cfg.out.Format() == cli.HTML:
-		err = writeHTML(st, cfg.file, stdout, a, b, rep, cfg.align)
-	case cfg.out.Human():
+	case cli.HTML:
+		err = cfg.out.Write(stdout, func(w io.Writer) error { return suite.WriteDiffPage(w, st, rep, cfg.align) })
+	case cli.Human:
 		err = suite.WriteDiffHuman(stdout, rep, cli.Painter(stdout))
 	default:
 		err = cli.WriteJSON(stdout, rep)
