@@ -15,8 +15,7 @@ const LatestRef = "latest"
 
 // CheckTagName reports whether name can be a tag: letters, digits, '.', '_'
 // and '-', starting with a letter or digit, at most 128 bytes, not "latest",
-// and not hex digits only, which read as a hash prefix (so names never
-// collide).
+// and not something that reads as a hash prefix (so names never collide).
 func CheckTagName(name string) error {
 	if name == "" || len(name) > 128 {
 		return fmt.Errorf("tag name %q must be 1 to 128 characters", name)
@@ -31,11 +30,10 @@ func CheckTagName(name string) error {
 	if name == LatestRef {
 		return fmt.Errorf("tag name %q is reserved", name)
 	}
-	// A name of hex digits only reads as a hash prefix (or, shorter than
-	// MinPrefix, as a prefix too short to use): it could never name the
-	// tag, so it is refused when made.
-	if isHex(name) {
-		return fmt.Errorf("tag name %q reads as a hash prefix: a name of hex digits only can never be used as a tag; add a letter past f (v%s)", name, name)
+	// A name of MinPrefix or more hex digits reads as a hash prefix; a
+	// shorter one cannot be a prefix, so it names a tag (Resolve).
+	if len(name) >= MinPrefix && isHex(name) {
+		return fmt.Errorf("tag name %q reads as a hash prefix", name)
 	}
 	return nil
 }

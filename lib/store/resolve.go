@@ -81,8 +81,15 @@ func (s *Store) resolve(name, what string, packs bool) (Hash, error) {
 		return Hash{}, &BadNameError{Name: name, Reason: "a sha256 hash has 64 hex digits"}
 	case isHex(hx) && len(hx) >= MinPrefix:
 		return s.resolvePrefix(name, strings.ToLower(hx), what, packs)
-	case isHex(hx):
+	case isHex(hx) && explicit:
 		return Hash{}, &BadNameError{Name: name, Reason: fmt.Sprintf("a hash prefix needs at least %d hex digits", MinPrefix)}
+	case isHex(hx):
+		// Too short to be a prefix, so it can only be a tag ("a", "42").
+		h, err := s.ReadRef(name)
+		if errors.Is(err, ErrNotFound) {
+			return Hash{}, &BadNameError{Name: name, Reason: fmt.Sprintf("a hash prefix needs at least %d hex digits", MinPrefix)}
+		}
+		return h, err
 	case explicit:
 		return Hash{}, &BadNameError{Name: name, Reason: "what follows the scheme is not hex"}
 	case CheckTagName(name) == nil:
