@@ -40,6 +40,8 @@ where the agent showed its result in its own form, else its output):
                      recorded output stands in
   skipped_rejected   a call refused in the recorded run: never run,
                      whatever the flags; the refusal stands in
+  not_allowed        a step this replay may not run without a flag (a
+                     shell step without --allow-exec): reason names it
 
 Tools resolve per agent: a SWE-agent run's open, goto, edit, ... are
 SWE-agent's commands. The steps run in a fresh temporary directory holding
@@ -52,10 +54,13 @@ the workspace.
 
 Every program a replay starts (shell steps, ctx-tool-NAME programs, config
 tools) runs in a sandbox (Landlock on Linux): it reads and writes only the
-workspace, reads the system directories (/usr, /etc, ...), has HOME and
-TMPDIR of its own, sees only PATH, LANG, LC_*, TERM, TZ and the variables
-named with --env, and has no network unless --allow-net. Where no sandbox
-can be had, --allow-exec refuses unless --no-sandbox is given.
+workspace, reads the system directories (/usr, /etc, ...) and PATH's, has
+HOME and TMPDIR of its own, sees only PATH, LANG, LC_*, TERM, TZ and the
+variables named with --env, reaches none of the host's Unix sockets and no
+network unless --allow-net, runs at most --max-procs processes of at most
+--max-memory MiB each, and everything it starts ends with it. Where no
+sandbox can be had, --allow-exec refuses unless --no-sandbox is given. A
+step the sandbox may have hindered says so in its "note".
 
 The output is NDJSON: one "step" line as each step finishes, then one
 "report" line with the status, the counts (steps, reexecuted and one per
@@ -64,12 +69,14 @@ versions, missing tools, missing or corrupt inputs and objects, os, arch,
 and the recorded runtime against the same runtime here). --human prints
 the same as text, led by "N of M steps re-ran". The status: failed (a step
 failed), else degraded (a deterministic step diverged), else unverified
-(no step matched: nothing was reproduced), else exact.`,
+(no step matched, or a deterministic step was not allowed to run), else
+exact.`,
 		Examples: `ctx replay latest
 ctx replay --human 3f2b71b8
 ctx replay latest | jq -c 'select(.event == "step" and .status != "matched")'
 ctx replay --allow-exec --step-timeout 5m latest
 ctx replay --allow-exec --env GOFLAGS --allow-net latest
+ctx replay --allow-exec --max-procs 16384 --max-memory 16384 latest
 ctx replay --workdir . --save latest
 ctx replay --allow-exec --repo ~/src/proj latest
 ctx replay X | ctx diff X -`,
@@ -86,6 +93,8 @@ type config struct {
 	allowNet    bool
 	env         cli.Strings
 	stepTimeout time.Duration
+	maxProcs    int
+	maxMemory   int64
 	out         cli.Output
 	save        bool
 	tags        cli.Strings
@@ -101,6 +110,8 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.allowNet, "allow-net", false, "let sandboxed programs use the network")
 	fs.Var(&c.env, "env", "pass the variable `NAME` of your environment to sandboxed programs (repeatable)")
 	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after this `duration` (0: no limit)")
+	fs.IntVar(&c.maxProcs, "max-procs", 4096, "let a sandboxed step run `N` processes and threads at once (0: no bound)")
+	fs.Int64Var(&c.maxMemory, "max-memory", 4096, "let each process of a sandboxed step allocate `MiB` of memory (0: no bound)")
 	cli.OutputFlags(fs, &c.out, cli.JSON, "print NDJSON: a line per step, then the report", "print the steps and the report as text")
 	fs.BoolVar(&c.save, "save", false, "store the replay as a new pack whose parent is the original")
 	fs.Var(&c.tags, "tag", "with --save, also name the new pack refs/tags/`NAME` (repeatable)")
@@ -119,6 +130,8 @@ func (c *config) Check([]string) error {
 		return cli.Usagef("--allow-net and --env open the sandbox; with --no-sandbox there is none")
 	case c.stepTimeout < 0:
 		return cli.Usagef("--step-timeout must not be negative")
+	case c.maxProcs < 0 || c.maxMemory < 0 || c.maxMemory > 1<<40:
+		return cli.Usagef("--max-procs and --max-memory take a number, 0 for no bound")
 	}
 	return cli.CheckTags(c.tags)
 }
@@ -134,7 +147,12 @@ func newSandbox(cfg *config, ws string, readOnly []string) (*sandbox.Sandbox, st
 	if err != nil {
 		return nil, "", cli.Errorf(cli.ExitTrouble, "cannot find ctx-replay's own program to launch the sandbox: %v", err)
 	}
-	sb, err := sandbox.New(exe, sandbox.Policy{Workspace: ws, ReadOnly: readOnly, AllowNet: cfg.allowNet, Env: cfg.env})
+	sb, err := sandbox.New(exe, sandbox.Policy{Workspace: ws, ReadOnly: readOnly, AllowNet: cfg.allowNet, Env: cfg.env,
+		MaxProcs: cfg.maxProcs, MaxMemory: cfg.maxMemory << 20})
+	if err == nil && cfg.allowExec && sb.Missing() != nil {
+		sb.Close()
+		err = sb.Missing()
+	}
 	switch {
 	case err == nil:
 		return sb, "", nil
