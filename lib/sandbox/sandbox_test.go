@@ -157,3 +157,26 @@ func TestExplain(t *testing.T) {
 		t.Errorf("with the network open and no memory bound: %q", got)
 	}
 }
+
+// FuzzExplain: a program's output, whatever it holds, never crashes
+// Explain, and output that shows no sign of a refusal gets no note.
+func FuzzExplain(f *testing.F) {
+	f.Add("cat: /etc/passwd: Permission denied\nCannot fork")
+	f.Add("dial unix /run/x.sock: socket: permission denied")
+	f.Add("MemoryError\n\x00\xff Could not resolve host")
+	f.Add("(/(/:[/")
+	s := &Sandbox{policy: Policy{Workspace: "/nonexistent-ws", MaxProcs: 8, MaxMemory: 1 << 20}, scratch: "/nonexistent-s", seccomp: true}
+	f.Fuzz(func(t *testing.T, out string) {
+		note := s.Explain(out, 0)
+		low := strings.ToLower(out)
+		for _, w := range []string{"denied", "permitted", "eacces", "eperm", "network", "resolve", "host", "name", "memory",
+			"alloc", "segmentation", "fork", "unavailable", "thread"} {
+			if strings.Contains(low, w) {
+				return
+			}
+		}
+		if note != "" {
+			t.Fatalf("Explain(%q) = %q with no sign of a refusal", out, note)
+		}
+	})
+}
