@@ -37,7 +37,8 @@ func newPidsCgroup(procs int) (*pidsCgroup, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(base, "ctx-replay-")
+	sweepCgroups(base)
+	dir, err := os.MkdirTemp(base, fmt.Sprintf("ctx-replay-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("cannot make a cgroup in %s: %v", base, err)
 	}
@@ -53,6 +54,20 @@ func newPidsCgroup(procs int) (*pidsCgroup, error) {
 		}
 	}
 	return c, nil
+}
+
+// sweepCgroups removes the cgroups in base that replays killed before
+// they could remove them left (ctx-replay-PID-*, PID no longer running):
+// an empty cgroup is only litter, and one that holds a process cannot be
+// removed.
+func sweepCgroups(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "ctx-replay-*-*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.SplitN(strings.TrimPrefix(filepath.Base(d), "ctx-replay-"), "-", 2)[0])
+		if err == nil && pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH {
+			unix.Rmdir(d)
+		}
+	}
 }
 
 // pidsBase is the directory a cgroup of the pids controller can be made

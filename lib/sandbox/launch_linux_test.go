@@ -250,3 +250,35 @@ func TestMemoryBound(t *testing.T) {
 		t.Errorf("note %q of %q", note, out)
 	}
 }
+
+// TestStaleCgroupsSwept: as root, the cgroup a replay killed with SIGKILL
+// left behind (its ctx-replay process gone) is removed by the next
+// sandbox that makes one; that of a replay still running is not.
+func TestStaleCgroupsSwept(t *testing.T) {
+	if !nprocExempt() {
+		t.Skip("only root's sandbox makes cgroups")
+	}
+	base, _, err := pidsBase()
+	if err != nil {
+		t.Skip(err)
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(base, fmt.Sprintf("ctx-replay-%d-test", gone.Process.Pid))
+	live := filepath.Join(base, fmt.Sprintf("ctx-replay-%d-test", os.Getpid()))
+	for _, d := range []string{stale, live} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Skip(err)
+		}
+	}
+	t.Cleanup(func() { syscall.Rmdir(stale); syscall.Rmdir(live) })
+	newTest(t, Policy{MaxProcs: 8, AllowNet: true}, false)
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("the cgroup of a replay no longer running is still there: %s", stale)
+	}
+	if _, err := os.Stat(live); err != nil {
+		t.Errorf("the cgroup of a running replay was removed: %v", err)
+	}
+}
