@@ -193,8 +193,6 @@ const maxCmdLines = 150
 func TestCmdPackagesOnlyWire(t *testing.T) {
 	over := map[string]int{
 		"cmd/ctx/ctxcmd": 502, // the dispatcher (DEVELOPING.md, "At most 150 lines per cmd package")
-		// The sandbox's flags and setup, reworked with lib/sandbox.
-		"cmd/ctx-replay/replaycmd": 222,
 	}
 	lines := map[string]int{}
 	err := filepath.WalkDir("cmd", func(path string, d os.DirEntry, err error) error {

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,7 +85,9 @@ func TestMain(m *testing.M) {
 		"ctx-verify":     func() { os.Exit(verifycmd.Main()) },
 		"jq":             func() { os.Exit(runJQ(os.Args[1:])) },
 		"maxrss":         func() { os.Exit(runMaxRSS(os.Args[1:])) },
-		"tcpcat":         func() { os.Exit(runTCPCat(os.Args[1:])) },
+		"tcpcat":         func() { os.Exit(runCat("tcpcat", "tcp4", os.Args[1:])) },
+		"unixcat":        func() { os.Exit(runCat("unixcat", "unix", os.Args[1:])) },
+		"memhog":         func() { os.Exit(runMemHog(os.Args[1:])) },
 	})
 }
 
@@ -107,10 +110,11 @@ func TestScripts(t *testing.T) {
 			env.Setenv("NPM", filepath.Join(root, "testdata", "npm"))
 			env.Setenv("NODE_PATH", filepath.Join(root, "testdata", "npm", "node_modules"))
 			env.Setenv("HOME", filepath.Join(env.WorkDir, "home"))
-			// The Landlock ABI of this kernel, for scripts that print the
-			// sandbox a replay ran in.
-			if abi, err := sandbox.LandlockABI(); err == nil {
-				env.Setenv("SANDBOX_ABI", strconv.Itoa(abi))
+			// What confines a replay's programs on this kernel ("landlock
+			// ABI 7 and seccomp"), for scripts that print the sandbox a
+			// replay ran in.
+			if c, err := sandbox.Confinement(); err == nil {
+				env.Setenv("SANDBOX", c)
 			}
 			env.Setenv("PATH", agent+string(os.PathListSeparator)+env.Getenv("PATH"))
 			return nil
@@ -127,6 +131,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	cmds["sha256env"] = sha256ToEnv
 	cmds["stdout2env"] = stdoutToEnv
 	cmds["listen"] = listenTCP
+	cmds["listenunix"] = listenUnix
 	return cmds
 }
 
@@ -136,6 +141,8 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 // filesystem that no one else sees and that vanishes with it.
 // [sandbox] holds where replay can sandbox the programs it starts (Linux
 // with Landlock).
+// [writable:DIR] holds where this process may make a file in DIR (/run,
+// as root).
 // [interop:NAME] holds where the real program NAME (docker-registry,
 // chromium, oras, cosign; duckdb-node: node with @duckdb/node-api) is
 // installed; see internal/interop.
@@ -146,6 +153,14 @@ func scriptCondition(cond string) (bool, error) {
 	case "sandbox":
 		_, err := sandbox.LandlockABI()
 		return err == nil, nil
+	}
+	if dir, ok := strings.CutPrefix(cond, "writable:"); ok {
+		f, err := os.CreateTemp(dir, ".ctx-writable-*")
+		if err != nil {
+			return false, nil
+		}
+		f.Close()
+		return true, os.Remove(f.Name())
 	}
 	if name, ok := strings.CutPrefix(cond, "interop:"); ok {
 		return interop.Condition(name)
@@ -185,16 +200,61 @@ func listenTCP(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv(args[0], strconv.Itoa(l.Addr().(*net.TCPAddr).Port))
 }
 
-// runTCPCat is `tcpcat HOST:PORT`: it connects and copies what it reads to
-// stdout, or says why it cannot connect and exits 1.
-func runTCPCat(args []string) int {
-	if len(args) != 1 {
-		fmt.Fprintln(os.Stderr, "usage: tcpcat HOST:PORT")
+// listenUnix starts a listener on a Unix socket at PATH for the rest of
+// the script, which greets every connection with "hello from the unix
+// listener": `listenunix PATH`.
+func listenUnix(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: listenunix PATH")
+	}
+	path := ts.MkAbs(args[0])
+	l, err := net.Listen("unix", path)
+	ts.Check(err)
+	ts.Defer(func() { l.Close(); os.Remove(path) })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			io.WriteString(c, "hello from the unix listener\n")
+			c.Close()
+		}
+	}()
+}
+
+// runMemHog is `memhog MIB`: it maps MIB MiB of memory, touching every
+// page, and says so, or says why it cannot as a C program whose malloc
+// fails does ("memhog: cannot allocate memory") and exits 1.
+func runMemHog(args []string) int {
+	n, err := strconv.Atoi(strings.Join(args, ""))
+	if err != nil || n <= 0 {
+		fmt.Fprintln(os.Stderr, "usage: memhog MIB")
 		return 2
 	}
-	c, err := net.DialTimeout("tcp4", args[0], 5*time.Second)
+	b, err := syscall.Mmap(-1, 0, n<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tcpcat:", err)
+		fmt.Fprintln(os.Stderr, "memhog:", err)
+		return 1
+	}
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	fmt.Printf("allocated %d MiB\n", n)
+	return 0
+}
+
+// runCat is `tcpcat HOST:PORT` (network "tcp4") and `unixcat PATH`
+// (network "unix"): it connects and copies what it reads to stdout, or
+// says why it cannot connect and exits 1.
+func runCat(name, network string, args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintf(os.Stderr, "usage: %s ADDRESS\n", name)
+		return 2
+	}
+	c, err := net.DialTimeout(network, args[0], 5*time.Second)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 		return 1
 	}
 	defer c.Close()

@@ -13,7 +13,7 @@ const (
 	ExitFinding    = 1 // drift found, replay degraded, verification failed, fsck problems
 	ExitTrouble    = 2 // usage error, malformed input, not found, no store, I/O error
 	ExitFailed     = 3 // replay failed: some step could not execute
-	ExitUnverified = 4 // replay unverified: no step's output was reproduced
+	ExitUnverified = 4 // replay unverified: the run was not reproduced
 )
 
 // ExitCodes is the one table of exit codes: every verb's --help prints
@@ -24,7 +24,7 @@ func ExitCodes() [][2]string {
 		{"1", "a finding: drift found, replay `degraded`, verification failed, fsck found problems"},
 		{"2", "the command could not do its job: usage error, malformed input, pack or object not found, no store, I/O error, unknown verb"},
 		{"3", "replay `failed`: at least one step could not execute"},
-		{"4", "replay `unverified`: nothing failed or diverged, but no step's output was reproduced (every step served from the recording, skipped as refused, or a non-deterministic step that gave other bytes)"},
+		{"4", "replay `unverified`: nothing failed or diverged, but the run was not reproduced: no step's output was (every step served from the recording, skipped as refused, not allowed to run, or a non-deterministic step that gave other bytes), or a step was not allowed to run (a shell step without `--allow-exec`)"},
 	}
 }
 

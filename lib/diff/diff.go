@@ -599,8 +599,7 @@ func showPair(a, b json.RawMessage) (string, string) {
 		}
 		return string(raw)
 	}
-	wa, wb, _ := window(long(a), long(b), 80)
-	return wa.String(), wb.String()
+	return text.Around(long(a), long(b), 80)
 }
 
 // fieldName names an environment field: its key when it is a plain

@@ -2,14 +2,10 @@ package diff
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/sha256"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
@@ -22,13 +18,9 @@ type Blobs interface {
 	Open(h store.Hash) (io.ReadCloser, error)
 }
 
-// Colours of the human report (SGR parameters for text.Paint).
-const (
-	colorHeader  = "1"
-	colorRemoved = "31"
-	colorAdded   = "32"
-	colorDim     = "2"
-)
+// The colour of a section's title in the human report (an SGR parameter
+// for text.Paint); text.LineDiff colours the lines of a changed text.
+const colorHeader = "1"
 
 // Painter colours a string with an SGR parameter, or returns it unchanged.
 type Painter func(code, s string) string
@@ -124,95 +116,11 @@ func writeFirstDiff(w io.Writer, e Entry, blobs Blobs, paint Painter) {
 		return
 	}
 	defer rb.Close()
-	d, found, err := firstDiff(ra, rb)
+	d, found, err := text.FirstDiff(ra, rb)
 	if err != nil || !found {
 		return
 	}
-	if d.binary {
-		fmt.Fprintf(w, "      %s\n", paint(colorDim, fmt.Sprintf("binary content differs at line %d", d.line)))
-		return
-	}
-	a, b, col := lineWindow(d)
-	where := fmt.Sprintf("line %d:", d.line)
-	if strings.HasPrefix(a, "…") {
-		// The window does not start at the line's start: say where it is.
-		where = fmt.Sprintf("line %d, column %d:", d.line, col)
-	}
-	fmt.Fprintf(w, "      %s\n", paint(colorDim, where))
-	side := func(mark, color, shown string, end bool) {
-		switch {
-		case end:
-			shown = paint(colorDim, "(no such line)")
-		case shown == "":
-			shown = paint(colorDim, "(empty line)")
-		}
-		fmt.Fprintf(w, "      %s\n", paint(color, mark+" "+shown))
-	}
-	side("-", colorRemoved, a, d.aEnd)
-	side("+", colorAdded, b, d.bEnd)
-}
-
-// lineWindow gives the two lines of d as shown: the part of each around
-// their first difference (a long line changed in its middle shows the
-// change, not the same beginning twice), with what a terminal would hide
-// made visible (\r, a control character, spaces and tabs that end the
-// line), and the column (in characters, 1-based) where they differ.
-func lineWindow(d lineDiff) (a, b string, col int) {
-	wa, wb, col := window(d.a, d.b, windowSize)
-	show := func(w cut, whole bool) string {
-		if whole && !w.clippedEnd {
-			w.text = text.MarkTrailing(w.text)
-		}
-		w.text = text.Visible(w.text)
-		return w.String()
-	}
-	return show(wa, d.aWhole), show(wb, d.bWhole), col
-}
-
-// cut is one side of a window.
-type cut struct {
-	text                     string
-	clippedStart, clippedEnd bool
-}
-
-// String is the cut with "…" where it was cut.
-func (c cut) String() string {
-	s := c.text
-	if c.clippedStart {
-		s = "…" + s
-	}
-	if c.clippedEnd {
-		s += "…"
-	}
-	return s
-}
-
-// window cuts a and b to at most n characters each around their first
-// difference, starting a third of n before it; col is the 1-based
-// character column of the difference.
-func window(a, b string, n int) (wa, wb cut, col int) {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	for i > 0 && (i < len(a) && !utf8.RuneStart(a[i]) || i < len(b) && !utf8.RuneStart(b[i])) {
-		i--
-	}
-	col = utf8.RuneCountInString(a[:i]) + 1
-	start := i
-	for k := 0; k < n/3 && start > 0; k++ {
-		_, size := utf8.DecodeLastRuneInString(a[:start])
-		start -= size
-	}
-	side := func(s string) cut {
-		c := cut{text: s[start:], clippedStart: start > 0}
-		if utf8.RuneCountInString(c.text) > n {
-			r := []rune(c.text)
-			c.text, c.clippedEnd = string(r[:n-1]), true // n with the "…", as text.Clip
-		}
-		return c
-	}
-	return side(a), side(b), col
+	d.Write(w, "      ", paint)
 }
 
 func parseRef(raw json.RawMessage) (store.Hash, bool) {
@@ -222,98 +130,4 @@ func parseRef(raw json.RawMessage) (store.Hash, bool) {
 	}
 	h, err := store.ParseRef(s)
 	return h, err == nil
-}
-
-// lineDiff is the first line where two texts differ.
-type lineDiff struct {
-	line           int    // 1-based
-	a, b           string // the two lines' first maxKept bytes, as read (with any \r)
-	aWhole, bWhole bool   // a, b is the whole line
-	aEnd, bEnd     bool   // that side has no such line
-	binary         bool   // a side holds a NUL byte: not text to show
-}
-
-// maxKept is how much of a line is kept to find and show where two lines
-// differ; longer lines are still compared whole, by hash, and a
-// difference beyond it is shown at its end.
-const maxKept = 64 << 10
-
-// windowSize is how many characters of a changed line or value are shown
-// around its first difference.
-const windowSize = 160
-
-// firstDiff reads two texts line by line, in a stream, and returns the
-// first line that differs; found is false when every line is the same.
-func firstDiff(ra, rb io.Reader) (d lineDiff, found bool, err error) {
-	la, lb := newLineReader(ra), newLineReader(rb)
-	for n := 1; ; n++ {
-		a, errA := la.next()
-		b, errB := lb.next()
-		if errA != nil {
-			return d, false, errA
-		}
-		if errB != nil {
-			return d, false, errB
-		}
-		if a.end && b.end {
-			return d, false, nil
-		}
-		if a.end != b.end || a.sum != b.sum {
-			return lineDiff{line: n, a: a.shown, b: b.shown, aWhole: a.whole, bWhole: b.whole, aEnd: a.end, bEnd: b.end, binary: a.binary || b.binary}, true, nil
-		}
-	}
-}
-
-type line struct {
-	shown  string // the line's first maxKept bytes
-	whole  bool   // shown is the whole line
-	sum    [sha256.Size]byte
-	end    bool // no line: the text ended
-	binary bool
-}
-
-type lineReader struct{ br *bufio.Reader }
-
-func newLineReader(r io.Reader) *lineReader { return &lineReader{bufio.NewReaderSize(r, 64<<10)} }
-
-// next reads one line, hashing it whole and keeping its start for display,
-// so a text of one huge line costs no more memory than the buffer.
-func (l *lineReader) next() (line, error) {
-	h := sha256.New()
-	var shown []byte
-	var out line
-	total := 0
-	read := false
-	for {
-		chunk, err := l.br.ReadSlice('\n')
-		if len(chunk) > 0 {
-			read = true
-			body := bytes.TrimSuffix(chunk, []byte("\n"))
-			h.Write(body)
-			if bytes.IndexByte(body, 0) >= 0 {
-				out.binary = true
-			}
-			if len(shown) < maxKept {
-				shown = append(shown, body[:min(len(body), maxKept-len(shown))]...)
-			}
-			total += len(body)
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if errors.Is(err, io.EOF) {
-			if !read {
-				out.end, out.whole = true, true
-				return out, nil
-			}
-			break
-		}
-		if err != nil {
-			return out, err
-		}
-		break
-	}
-	h.Sum(out.sum[:0])
-	out.shown, out.whole = string(shown), total == len(shown)
-	return out, nil
 }

@@ -11,63 +11,6 @@ import (
 	"github.com/contextsubstrate/ctx/lib/text"
 )
 
-func TestFirstDiff(t *testing.T) {
-	tests := []struct {
-		name  string
-		a, b  string
-		found bool
-		want  lineDiff
-	}{
-		{"same", "a\nb\n", "a\nb\n", false, lineDiff{}},
-		{"second line", "a\nb\nc\n", "a\nB\nc\n", true, lineDiff{line: 2, a: "b", b: "B", aWhole: true, bWhole: true}},
-		{"b longer", "a\n", "a\nb\n", true, lineDiff{line: 2, aEnd: true, aWhole: true, b: "b", bWhole: true}},
-		{"a longer, no final newline", "a\nb", "a\n", true, lineDiff{line: 2, a: "b", aWhole: true, bEnd: true, bWhole: true}},
-		{"crlf kept, to be shown", "x\r\n", "x\n", true, lineDiff{line: 1, a: "x\r", b: "x", aWhole: true, bWhole: true}},
-		{"binary", "a\x00b", "a\x00c", true, lineDiff{line: 1, a: "a\x00b", b: "a\x00c", aWhole: true, bWhole: true, binary: true}},
-		{"empty against text", "", "x", true, lineDiff{line: 1, aEnd: true, aWhole: true, b: "x", bWhole: true}},
-		{"long lines differ at the end", strings.Repeat("x", 200000) + "1", strings.Repeat("x", 200000) + "2", true,
-			lineDiff{line: 1, a: strings.Repeat("x", maxKept), b: strings.Repeat("x", maxKept)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, found, err := firstDiff(strings.NewReader(tt.a), strings.NewReader(tt.b))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if found != tt.found || got != tt.want {
-				t.Errorf("firstDiff: got %+v %v, want %+v %v", got, found, tt.want, tt.found)
-			}
-		})
-	}
-}
-
-func TestLineWindow(t *testing.T) {
-	long := strings.Repeat("word ", 1200)
-	tests := []struct {
-		name  string
-		a, b  string
-		wantA string
-		wantB string
-		col   int
-	}{
-		{"short", "abc", "abd", "abc", "abd", 3},
-		{"crlf", "x\r", "x", `x\r`, "x", 2},
-		{"trailing spaces", "x  ", "x", "x␠␠", "x", 2},
-		{"inner spaces kept", "a b c", "a b d", "a b c", "a b d", 5},
-		{"a change in the middle of a long line", long + "idented" + long, long + "indented" + long,
-			"…" + (long + "idented" + long)[6001-53:6001-53+159] + "…", "…" + (long + "indented" + long)[6001-53:6001-53+159] + "…", 6002},
-		{"escape", "a\x1b[2J", "a", `a\x1b[2J`, "a", 2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a, b, col := lineWindow(lineDiff{a: tt.a, b: tt.b, aWhole: true, bWhole: true})
-			if a != tt.wantA || b != tt.wantB || col != tt.col {
-				t.Errorf("lineWindow = %q, %q, %d; want %q, %q, %d", a, b, col, tt.wantA, tt.wantB, tt.col)
-			}
-		})
-	}
-}
-
 // memBlobs is a Blobs over a map.
 type memBlobs map[store.Hash]string
 

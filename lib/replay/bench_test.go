@@ -74,7 +74,7 @@ func benchReplay(b *testing.B, steps int) {
 		}
 		enc := json.NewEncoder(io.Discard)
 		enc.SetEscapeHTML(false)
-		rep, err := Run(context.Background(), st, m, ws, Options{}, func(r *replaystream.Step) error { return enc.Encode(r) })
+		rep, err := Run(context.Background(), st, m, ws, Options{}, func(r *Step) error { return enc.Encode(r) })
 		want := replaystream.Exact
 		if steps == 0 {
 			want = replaystream.Unverified // nothing to reproduce

@@ -42,8 +42,11 @@ func NewPrinter(stdout, stderr io.Writer, human bool, paint func(code, s string)
 	return &Printer{w: w, enc: enc, human: human, paint: paint, stderr: stderr, showProg: progress}
 }
 
-// Step writes one step as soon as it is done.
-func (p *Printer) Step(r *replaystream.Step) error {
+// Step writes one step as soon as it is done. As text, a step whose
+// output differs is followed by the first line where it does (as ctx diff
+// --human shows a changed text), and a step the sandbox may have hindered
+// by its note.
+func (p *Printer) Step(r *Step) error {
 	p.ClearProgress()
 	if !p.human {
 		return p.record(r)
@@ -54,12 +57,12 @@ func (p *Printer) Step(r *replaystream.Step) error {
 		status = p.paint("32", fmt.Sprintf("%-17s", status))
 	case replaystream.Diverged, replaystream.Failed:
 		status = p.paint("31", fmt.Sprintf("%-17s", status))
-	case replaystream.DivergedExpected, replaystream.Recorded, replaystream.SkippedRejected:
+	case replaystream.DivergedExpected, replaystream.Recorded, replaystream.SkippedRejected, replaystream.NotAllowed:
 		status = p.paint("33", fmt.Sprintf("%-17s", status))
 	}
 	detail := ""
 	switch r.Status {
-	case replaystream.Failed:
+	case replaystream.Failed, replaystream.NotAllowed:
 		detail = r.Reason
 	case replaystream.SkippedRejected:
 		detail = "refused in the recorded run; never run"
@@ -68,6 +71,12 @@ func (p *Printer) Step(r *replaystream.Step) error {
 	}
 	line := fmt.Sprintf("%4d  %-20s  %s  %s", r.Index, text.Clip(r.Tool, 20), status, detail)
 	fmt.Fprintln(p.w, strings.TrimRight(line, " "))
+	if r.Differs != nil {
+		r.Differs.Write(p.w, "      ", p.paint)
+	}
+	if r.Note != "" {
+		fmt.Fprintf(p.w, "      %s\n", p.paint("33", "note: "+r.Note))
+	}
 	return p.w.Flush()
 }
 
@@ -88,8 +97,12 @@ func (p *Printer) Report(r *replaystream.Report) error {
 	}
 	fmt.Fprintf(p.w, "\n%s\n", ranSentence(r.Counts))
 	fmt.Fprintf(p.w, "replay of %s: %s", r.Pack, p.paint("1", status))
-	if r.Status == replaystream.Unverified {
+	switch {
+	case r.Status != replaystream.Unverified:
+	case r.Counts.Matched == 0:
 		fmt.Fprint(p.w, " (nothing was reproduced)")
+	default:
+		fmt.Fprint(p.w, " (not every step was allowed to run)")
 	}
 	fmt.Fprintln(p.w)
 	if len(r.Diverged) > 0 {
@@ -142,7 +155,8 @@ func ranSentence(c replaystream.Counts) string {
 	if ran := list(count{c.Matched, "matched"}, count{c.Diverged, "diverged"}, count{c.DivergedExpected, "diverged as expected"}); ran != "" {
 		s += ": " + ran
 	}
-	if rest := list(count{c.Recorded, "served from the recording"}, count{c.SkippedRejected, "skipped (refused in the recorded run)"}, count{c.Failed, "failed"}); rest != "" {
+	if rest := list(count{c.Recorded, "served from the recording"}, count{c.SkippedRejected, "skipped (refused in the recorded run)"},
+		count{c.NotAllowed, "not allowed to run"}, count{c.Failed, "failed"}); rest != "" {
 		s += "; " + rest
 	}
 	return s

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -51,7 +52,9 @@ func (e errTimeout) Error() string {
 // run runs the program in its own process group and returns its exit
 // status. A status other than 0 is not an error here: whether it is one is
 // the caller's to say. When the program ends, whatever it left running in
-// its group is killed, so no step outlives itself.
+// its group is killed, so no step outlives itself; in the sandbox, its
+// launcher ends everything the program started, in the group or not (a
+// setsid'd daemon), and dies with this thread, which is kept until then.
 func (p programRun) run(ctx context.Context) (int, error) {
 	cctx, cancel := ctx, context.CancelFunc(func() {})
 	if p.timeout > 0 {
@@ -77,9 +80,14 @@ func (p programRun) run(ctx context.Context) (int, error) {
 	ownGroup(cmd)
 	if p.sb != nil {
 		p.sb.Prepare(cmd)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 	}
 	err := cmd.Run()
 	killGroup(cmd)
+	if p.sb != nil {
+		p.sb.Finish()
+	}
 	switch {
 	case errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 		return -1, errTimeout{p.timeout}

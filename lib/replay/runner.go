@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"github.com/contextsubstrate/ctx/lib/pack/replaystream"
 	"github.com/contextsubstrate/ctx/lib/sandbox"
 	"github.com/contextsubstrate/ctx/lib/store"
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 // Options control a replay. The zero value replays with the built-ins only,
@@ -94,6 +96,8 @@ type runner struct {
 	rec   pack.Environment
 	buf   []byte
 	sum   hash.Hash
+	head  []byte       // a capture's kept start of an output, reused
+	tail  []byte       // and its end
 	batch *store.Batch // only when saving
 	env   []string     // the environment of programs, without the per-step part
 	ran   bool         // a program was started
@@ -109,13 +113,23 @@ type runner struct {
 	ranAt    []time.Time         // when each executed step ran, for Save
 }
 
+// Step is a step as Run emits it: the line of the replay stream, and, for
+// a step whose output is not the recorded one, where the two texts first
+// differ (Differs: for --human, never part of the stream; nil when it
+// cannot be shown: no recorded output, or the difference lies beyond
+// what the replay keeps of an output).
+type Step struct {
+	replaystream.Step
+	Differs *text.LineDiff `json:"-"`
+}
+
 // Run replays m in ws: each step in order through its executor, one step
 // line of the replay stream to emit as each finishes, and the report at
 // the end. A step that fails does not stop the run. Run returns an error
 // only when the replay itself cannot go on (emit failed, the context
 // ended, the store cannot be written); with Save, a replay that cannot be
 // saved returns its report and the error.
-func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, opts Options, emit func(*replaystream.Step) error) (*replaystream.Report, error) {
+func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, opts Options, emit func(*Step) error) (*replaystream.Report, error) {
 	return RunSteps(ctx, st, m, pack.StepsOf(m), ws, opts, emit)
 }
 
@@ -123,7 +137,7 @@ func Run(ctx context.Context, st *store.Store, m *pack.Manifest, ws *Workspace, 
 // at): a stored pack replays a step at a time (pack.Head,
 // pack.StoredSteps), in the memory of one step. Save loads the whole
 // manifest for the new pack.
-func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack.Steps, ws *Workspace, opts Options, emit func(*replaystream.Step) error) (*replaystream.Report, error) {
+func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack.Steps, ws *Workspace, opts Options, emit func(*Step) error) (*replaystream.Report, error) {
 	orig, err := store.ParseRef(m.Hash)
 	if err != nil {
 		return nil, errors.New("the manifest has no hash (load it with pack.Load)")
@@ -145,6 +159,8 @@ func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack
 		ctx: ctx, st: st, m: m, ws: ws, opts: opts,
 		rec:     m.Env(),
 		buf:     make([]byte, 64<<10),
+		head:    make([]byte, 0, keptHead),
+		tail:    make([]byte, 0, keptTail),
 		sum:     sha256.New(),
 		objects: map[store.Hash]error{}, verified: map[store.Hash]struct{}{}, versions: map[string]bool{}, missing: map[string]int{},
 	}
@@ -198,7 +214,7 @@ func RunSteps(ctx context.Context, st *store.Store, m *pack.Manifest, steps pack
 			return nil, err
 		}
 		if opts.Save {
-			r.steps = append(r.steps, res)
+			r.steps = append(r.steps, res.Step)
 		}
 		if opts.Progress != nil {
 			opts.Progress(i+1, steps.N)
@@ -243,7 +259,7 @@ func sourceAgent(meta json.RawMessage) string {
 // step replays step i. The recorded output it is compared with is the
 // normalised one when the step has it (the plain result an executor
 // gives, where the agent showed it in its own form), else the output.
-func (r *runner) step(i int, s *pack.Step) replaystream.Step {
+func (r *runner) step(i int, s *pack.Step) Step {
 	expected := s.OutputRef
 	if s.NormalizedOutputRef != nil {
 		expected = s.NormalizedOutputRef
@@ -265,21 +281,27 @@ func (r *runner) step(i int, s *pack.Step) replaystream.Step {
 			r.blockers = append(r.blockers, fmt.Sprintf("steps[%d]: the recorded refusal cannot stand in: %v", i, recordedErr))
 		}
 		res.Status, res.Actual, res.ActualSize = replaystream.SkippedRejected, expected, r.recordedSize(s, expected)
-		return res
+		return Step{Step: res}
 	}
 	ex, gate := r.ex.forStep(s)
 	if ex == nil {
 		switch {
 		case !s.Deterministic && recordedErr != nil:
-			return r.fail(res, fmt.Sprintf("the recorded output %s cannot stand in: %v", expected, recordedErr))
+			return Step{Step: r.fail(res, fmt.Sprintf("the recorded output %s cannot stand in: %v", expected, recordedErr))}
 		case !s.Deterministic:
 			res.Status, res.Actual, res.ActualSize = replaystream.Recorded, expected, r.recordedSize(s, expected)
-			return res
+			return Step{Step: res}
 		case gate != "":
-			return r.fail(res, gate)
+			// Held back by a flag: nothing was tried, so nothing failed;
+			// the replayed run keeps the recording, which must be there.
+			if recordedErr != nil {
+				r.blockers = append(r.blockers, fmt.Sprintf("steps[%d]: the recorded output cannot stand in: %v", i, recordedErr))
+			}
+			res.Status, res.Reason = replaystream.NotAllowed, gate
+			return Step{Step: res}
 		}
 		r.missingTool(r.ex.missingName(s), s.Index)
-		return r.fail(res, r.ex.noExecutor(s))
+		return Step{Step: r.fail(res, r.ex.noExecutor(s))}
 	}
 	r.toolVersion(s.Tool, ex)
 
@@ -295,8 +317,14 @@ func (r *runner) step(i int, s *pack.Step) replaystream.Step {
 		err = r.execute(ex, s, out)
 	}
 	h, n, err := out.finish(err)
+	forks := 0
+	if r.opts.Sandbox != nil && isProgram(ex) {
+		forks = r.opts.Sandbox.RefusedForks()
+	}
 	if err != nil {
-		return r.fail(res, err.Error())
+		res = r.fail(res, err.Error())
+		res.Note = r.note(ex, out, err.Error(), forks)
+		return Step{Step: res}
 	}
 	res.Actual, res.ActualSize = &h, &n
 	switch {
@@ -310,8 +338,64 @@ func (r *runner) step(i int, s *pack.Step) replaystream.Step {
 	if r.ranAt != nil {
 		r.ranAt[i] = at
 	}
-	return res
+	if res.Status == replaystream.Matched {
+		return Step{Step: res}
+	}
+	res.Note = r.note(ex, out, "", forks)
+	return Step{Step: res, Differs: r.differs(expected, out)}
 }
+
+// isProgram says whether ex starts a program: a ctx-tool-NAME program, a
+// config tool, a shell built-in.
+func isProgram(ex executor) bool {
+	b, builtin := ex.(builtinExec)
+	return !builtin || b.kind == agenttool.Shell
+}
+
+// note is what the sandbox may have done to the program of a step that
+// did not match: Explain of what it printed (the start and end of its
+// output, and the reason it failed).
+func (r *runner) note(ex executor, out *capture, reason string, forks int) string {
+	if r.opts.Sandbox == nil || !isProgram(ex) {
+		return ""
+	}
+	printed := string(out.head)
+	if out.n > int64(len(out.head)) {
+		printed += "\n" + string(out.tail.b)
+	}
+	return r.opts.Sandbox.Explain(printed+"\n"+reason, forks)
+}
+
+// differs is where the output a step produced (what the capture kept of
+// it) first differs from the recorded one, or nil when that cannot be
+// said: no recorded output, or one the store cannot give, or a first
+// difference beyond what was kept.
+func (r *runner) differs(expected *store.Hash, out *capture) *text.LineDiff {
+	if expected == nil {
+		return nil
+	}
+	rec, err := r.st.Open(*expected)
+	if err != nil {
+		return nil
+	}
+	defer rec.Close()
+	var actual io.Reader = bytes.NewReader(out.head)
+	if out.n > int64(len(out.head)) {
+		actual = io.MultiReader(actual, errReader{errCut})
+	}
+	d, found, err := text.FirstDiff(rec, actual)
+	if err != nil || !found {
+		return nil
+	}
+	return &d
+}
+
+// errCut ends what a capture kept of an output longer than that.
+var errCut = errors.New("the output was longer than what the replay keeps of it")
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 func (r *runner) execute(ex executor, s *pack.Step, out io.Writer) error {
 	raw := r.wd.params(s.Parameters)
@@ -322,7 +406,7 @@ func (r *runner) execute(ex executor, s *pack.Step, out io.Writer) error {
 	c := &call{ctx: r.ctx, ws: r.ws, p: p, out: out, buf: r.buf, timeout: r.opts.StepTimeout, plain: s.NormalizedOutputRef != nil, sb: r.opts.Sandbox}
 	// Programs (plugins, config tools, the shell) get the parameters on
 	// stdin and the step in their environment; file built-ins need neither.
-	if b, builtin := ex.(builtinExec); !builtin || b.kind == agenttool.Shell {
+	if isProgram(ex) {
 		c.env = append(r.env[:len(r.env):len(r.env)], "CTX_STEP_INDEX="+strconv.Itoa(s.Index), "CTX_TOOL="+s.Tool)
 		c.stdin = append(append(make([]byte, 0, len(raw)+1), raw...), '\n')
 		r.ran = true
@@ -583,17 +667,27 @@ func (r *runner) driftList() []replaystream.Drift {
 }
 
 // capture hashes what is written to it and, when saving and keep is set
-// (a step's output), streams it into the store.
+// (a step's output), streams it into the store. It keeps the output's
+// first keptHead bytes and its last keptTail, to show where a diverged
+// output differs and what a program said of a refusal.
 type capture struct {
 	h    hash.Hash
 	n    int64
 	pw   *io.PipeWriter
 	done chan store.Result
+	head []byte
+	tail *tail
 }
+
+// keptHead and keptTail bound what a capture keeps of an output.
+const (
+	keptHead = 256 << 10
+	keptTail = 4 << 10
+)
 
 func (r *runner) capture(keep bool) *capture {
 	r.sum.Reset()
-	c := &capture{h: r.sum}
+	c := &capture{h: r.sum, head: r.head[:0], tail: &tail{b: r.tail[:0], max: keptTail}}
 	if r.batch != nil && keep {
 		pr, pw := io.Pipe()
 		c.pw, c.done = pw, make(chan store.Result, 1)
@@ -609,6 +703,11 @@ func (r *runner) capture(keep bool) *capture {
 func (c *capture) Write(p []byte) (int, error) {
 	c.h.Write(p)
 	c.n += int64(len(p))
+	room := min(keptHead-len(c.head), len(p))
+	c.head = append(c.head, p[:room]...)
+	if room < len(p) {
+		c.tail.Write(p[room:])
+	}
 	if c.pw != nil {
 		return c.pw.Write(p)
 	}

@@ -20,7 +20,7 @@ import (
 )
 
 // replayPack replays m in a fresh temporary workspace.
-func replayPack(t *testing.T, st *store.Store, m *pack.Manifest, opts Options) ([]replaystream.Step, *replaystream.Report, error) {
+func replayPack(t *testing.T, st *store.Store, m *pack.Manifest, opts Options) ([]Step, *replaystream.Report, error) {
 	t.Helper()
 	ws, err := NewTempWorkspace()
 	if err != nil {
@@ -36,15 +36,24 @@ func replayPack(t *testing.T, st *store.Store, m *pack.Manifest, opts Options) (
 			opts.Sandbox = sb
 		}
 	}
-	var steps []replaystream.Step
-	rep, err := Run(context.Background(), st, m, ws, opts, func(r *replaystream.Step) error {
+	var steps []Step
+	rep, err := Run(context.Background(), st, m, ws, opts, func(r *Step) error {
 		steps = append(steps, *r)
 		return nil
 	})
 	return steps, rep, err
 }
 
-func statuses(steps []replaystream.Step) []string {
+// records are the stream's lines of steps.
+func records(steps []Step) []replaystream.Step {
+	out := make([]replaystream.Step, len(steps))
+	for i, s := range steps {
+		out[i] = s.Step
+	}
+	return out
+}
+
+func statuses(steps []Step) []string {
 	out := make([]string, len(steps))
 	for i, s := range steps {
 		out[i] = string(s.Status)
@@ -96,7 +105,7 @@ func TestRunStatuses(t *testing.T) {
 		"matched",
 		`failed: no executor for tool "search_web": no ctx-tool-search_web on the lookup path, no tools entry in .ctx/config.json, and no built-in of that name`,
 		"recorded",
-		"failed: tool bash runs shell commands, which replay runs only with --allow-exec",
+		"not_allowed: tool bash runs shell commands, which replay runs only with --allow-exec",
 		"recorded",
 		`failed: no executor for model_call step "read_file": no ctx-tool-read_file on the lookup path and no tools entry in .ctx/config.json (built-ins run tool_call steps only)`,
 		"recorded",
@@ -113,9 +122,9 @@ func TestRunStatuses(t *testing.T) {
 			t.Errorf("step %d: %+v does not describe the recorded step", i, s)
 		}
 		switch s.Status {
-		case replaystream.Failed:
+		case replaystream.Failed, replaystream.NotAllowed:
 			if s.Actual != nil || s.ActualSize != nil {
-				t.Errorf("step %d failed but has an actual output", i)
+				t.Errorf("step %d %s but has an actual output", i, s.Status)
 			}
 		case replaystream.Recorded:
 			if s.Actual != s.Expected || s.ActualSize == nil || *s.ActualSize != *m.Steps[i].OutputSize {
@@ -130,11 +139,11 @@ func TestRunStatuses(t *testing.T) {
 	if rep.Status != replaystream.FailedReplay {
 		t.Errorf("status %s; want failed", rep.Status)
 	}
-	wantCounts := replaystream.Counts{Steps: 14, Reexecuted: 7, Matched: 4, Diverged: 2, DivergedExpected: 1, Failed: 4, Recorded: 3}
+	wantCounts := replaystream.Counts{Steps: 14, Reexecuted: 7, Matched: 4, Diverged: 2, DivergedExpected: 1, Failed: 3, Recorded: 3, NotAllowed: 1}
 	if rep.Counts != wantCounts {
 		t.Errorf("counts %+v; want %+v", rep.Counts, wantCounts)
 	}
-	if !reflect.DeepEqual(rep.Diverged, []int{1, 12}) || !reflect.DeepEqual(rep.Failed, []int{4, 6, 8, 13}) {
+	if !reflect.DeepEqual(rep.Diverged, []int{1, 12}) || !reflect.DeepEqual(rep.Failed, []int{4, 8, 13}) {
 		t.Errorf("diverged %v, failed %v", rep.Diverged, rep.Failed)
 	}
 	if got, want := driftJSON(t, rep.Drift), `[{"kind":"missing_tool","tool":"search_web","steps":[4,13]},{"kind":"missing_tool","tool":"read_file","steps":[8]}]`; got != want {
@@ -483,7 +492,7 @@ func TestEmitErrorStops(t *testing.T) {
 	defer ws.Close()
 	calls := 0
 	stop := errors.New("reader went away")
-	_, err = Run(context.Background(), st, m, ws, Options{}, func(*replaystream.Step) error { calls++; return stop })
+	_, err = Run(context.Background(), st, m, ws, Options{}, func(*Step) error { calls++; return stop })
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("Run = %v after %d steps; want the emit error after 1", err, calls)
 	}
@@ -534,7 +543,7 @@ func TestNormalizedOutput(t *testing.T) {
 	if steps[0].Status != replaystream.Matched || *steps[0].Expected != *m.Steps[0].NormalizedOutputRef || rep.Status != replaystream.Exact {
 		t.Fatalf("step %+v, report %s; want matched against the normalised output, exact", steps[0], rep.Status)
 	}
-	r, _, err := replaystream.Replayed(m, &replaystream.Stream{Steps: steps, Report: *rep})
+	r, _, err := replaystream.Replayed(m, &replaystream.Stream{Steps: records(steps), Report: *rep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -550,7 +559,7 @@ func TestNormalizedOutput(t *testing.T) {
 	if steps[0].Status != replaystream.Diverged || rep.Status != replaystream.Degraded {
 		t.Fatalf("step %+v, report %s; want diverged, degraded", steps[0], rep.Status)
 	}
-	r, _, _ = replaystream.Replayed(changed, &replaystream.Stream{Steps: steps, Report: *rep})
+	r, _, _ = replaystream.Replayed(changed, &replaystream.Stream{Steps: records(steps), Report: *rep})
 	if got := r.Steps[0]; *got.OutputRef != *steps[0].Actual || *got.NormalizedOutputRef != *steps[0].Actual {
 		t.Errorf("the replayed step %+v; want what ran as its output and its normalised output", got)
 	}
@@ -600,7 +609,7 @@ func TestSWEAgentTools(t *testing.T) {
 		`failed: no executor for SWE-agent's submit: SWE-agent's submit writes the git diff of the task's repository against its base commit, which a pack does not hold (a ctx-tool-submit program can run it)`,
 		`failed: no executor for SWE-agent's submit: SWE-agent's submit writes the git diff of the task's repository against its base commit, which a pack does not hold (a ctx-tool-bash program can run it)`,
 		// Two commands: a shell's job, and a shell runs only with --allow-exec.
-		"failed: tool bash runs shell commands, which replay runs only with --allow-exec"}
+		"not_allowed: tool bash runs shell commands, which replay runs only with --allow-exec"}
 	if got := statuses(steps); !reflect.DeepEqual(got, want) {
 		t.Errorf("statuses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -40,7 +40,9 @@ func testSandbox(t *testing.T, ws string) *sandbox.Sandbox {
 }
 
 // TestSandboxedShellStep: a shell step runs in the sandbox (the report
-// names it) and cannot read beside the workspace; unconfined it can.
+// names it) and cannot read beside the workspace; its step says where its
+// output differs and that the sandbox refused the file; unconfined it can
+// read it.
 func TestSandboxedShellStep(t *testing.T) {
 	if _, err := sandbox.LandlockABI(); err != nil {
 		t.Skip(err)
@@ -59,11 +61,17 @@ func TestSandboxedShellStep(t *testing.T) {
 	if steps[0].Status != replaystream.Diverged || !strings.HasPrefix(rep.Sandbox, "landlock ABI ") {
 		t.Errorf("sandboxed: step %+v, sandbox %q; want diverged in landlock", steps[0], rep.Sandbox)
 	}
+	if want := "the sandbox refused " + secret + ": "; !strings.HasPrefix(steps[0].Note, want) {
+		t.Errorf("sandboxed: note %q; want it to start %q", steps[0].Note, want)
+	}
+	if d := steps[0].Differs; d == nil || d.Line != 1 || d.A != "top secret" || !strings.Contains(d.B, "Permission denied") {
+		t.Errorf("sandboxed: differs %+v; want line 1, the secret against the refusal", d)
+	}
 	steps, rep, err = replayPack(t, st, m, Options{AllowExec: true, Unconfined: "--no-sandbox"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if steps[0].Status != replaystream.Matched || rep.Sandbox != "none (--no-sandbox)" {
+	if steps[0].Status != replaystream.Matched || rep.Sandbox != "none (--no-sandbox)" || steps[0].Note != "" || steps[0].Differs != nil {
 		t.Errorf("unconfined: step %+v, sandbox %q; want matched, none", steps[0], rep.Sandbox)
 	}
 }

@@ -1,10 +1,11 @@
 // Package text is the wording every ctx package shares: a value clipped to
-// fit one line, a count with its noun, and the cause of a path error for a
-// message that already names the path. It keeps two packages from saying
-// the same thing two ways.
+// fit one line, a count with its noun, the cause of a path error for a
+// message that already names the path, and the first line where two texts
+// differ as ctx diff and ctx replay show it. It keeps two packages from
+// saying the same thing two ways.
 //
-// It must never print, and never depend on anything but the standard
-// library: every other package may import it.
+// It must never print but to a writer it is given, and never depend on
+// anything but the standard library: every other package may import it.
 package text
 
 import (

@@ -129,7 +129,7 @@ func readStep(obj map[string]json.RawMessage, n int) (Step, error) {
 	case !has["tool"]:
 		return st, errors.New("step: tool: missing")
 	case !st.Status.known():
-		return st, fmt.Errorf("step %d: unknown status %q (matched, diverged, diverged_expected, failed, recorded or skipped_rejected)", st.Index, st.Status)
+		return st, fmt.Errorf("step %d: unknown status %q (matched, diverged, diverged_expected, failed, recorded, skipped_rejected or not_allowed)", st.Index, st.Status)
 	case !has["actual"] && st.Status.Ran():
 		return st, fmt.Errorf("step %d: status %s needs an actual hash", st.Index, st.Status)
 	}

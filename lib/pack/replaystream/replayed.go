@@ -14,9 +14,10 @@ import (
 //
 //   - each step the stream names has the replay's output: actual and
 //     actual_size for matched, diverged and diverged_expected; none for
-//     failed; the recording for recorded (a cassette stands in) and for
-//     skipped_rejected (the refusal stands in); a step the stream does
-//     not name keeps its recording, with a warning;
+//     failed; the recording for recorded (a cassette stands in), for
+//     skipped_rejected (the refusal stands in) and for not_allowed
+//     (nothing ran to say otherwise); a step the stream does not name
+//     keeps its recording, with a warning;
 //   - a step the replay compared with its normalised output keeps its
 //     recording when it matched (the executor gave the plain result the
 //     recording shows in the agent's form); when it diverged, what the
@@ -55,7 +56,7 @@ func Replayed(orig *pack.Manifest, s *Stream) (*pack.Manifest, []string, error) 
 		switch {
 		case r.Status == Failed:
 			st.OutputRef, st.OutputSize, st.NormalizedOutputRef = nil, nil, nil
-		case r.Status == Recorded || r.Status == SkippedRejected:
+		case r.Status == Recorded || r.Status == SkippedRejected || r.Status == NotAllowed:
 		case rec.NormalizedOutputRef != nil && *rec.NormalizedOutputRef == *r.Actual:
 			// Matched the normalised output: the run is as recorded.
 		case rec.NormalizedOutputRef != nil:

@@ -37,6 +37,11 @@ const (
 	// recorded run (outcome "rejected"). It never ran then, and replay
 	// never runs it; its recorded output (the refusal) stands in.
 	SkippedRejected Status = "skipped_rejected"
+	// NotAllowed: a step this replay may not run without a flag (a shell
+	// step without --allow-exec; Reason names the flag). Nothing failed:
+	// nothing was tried. It is never run, its recorded output stands in
+	// for the replayed run, and the replay cannot be exact.
+	NotAllowed Status = "not_allowed"
 )
 
 // Ran reports whether a step of status s was executed by the replay.
@@ -45,7 +50,7 @@ func (s Status) Ran() bool { return s == Matched || s == Diverged || s == Diverg
 // known reports whether s is one of the contract's step statuses.
 func (s Status) known() bool {
 	switch s {
-	case Matched, Diverged, DivergedExpected, Failed, Recorded, SkippedRejected:
+	case Matched, Diverged, DivergedExpected, Failed, Recorded, SkippedRejected, NotAllowed:
 		return true
 	}
 	return false
@@ -62,9 +67,11 @@ const (
 	Degraded Fidelity = "degraded"
 	// FailedReplay: some step could not execute.
 	FailedReplay Fidelity = "failed"
-	// Unverified: nothing failed or diverged, but no step's output was
-	// reproduced either: every step was served from the recording,
-	// skipped, or re-ran as a non-deterministic step with other bytes.
+	// Unverified: nothing failed or diverged, but the replay did not
+	// reproduce the run: no step's output was reproduced (every step was
+	// served from the recording, skipped, or re-ran as a non-deterministic
+	// step with other bytes), or a deterministic step was not allowed to
+	// run.
 	Unverified Fidelity = "unverified"
 )
 
@@ -72,7 +79,10 @@ const (
 // Expected is what the replay compares with: the step's
 // normalized_output_ref when it has one, else its output_ref. A recorded
 // or skipped step's Actual is its Expected; Actual is nil for a failed
-// step and ActualSize is then left out.
+// step or one not allowed to run, and ActualSize is then left out. Reason
+// says why a step failed or was not allowed to run; Note what the sandbox
+// may have done to a program of a step that did not match (a path it
+// refused, a bound a program reached, and the flag that opens it).
 type Step struct {
 	Event         string      `json:"event"` // always "step"
 	Index         int         `json:"index"`
@@ -83,6 +93,7 @@ type Step struct {
 	Actual        *store.Hash `json:"actual"`
 	ActualSize    *int64      `json:"actual_size,omitempty"`
 	Reason        string      `json:"reason,omitempty"`
+	Note          string      `json:"note,omitempty"`
 	// Line is where the step stood in a stream that was read, for
 	// messages; it is never written.
 	Line int `json:"-"`
@@ -100,6 +111,7 @@ type Counts struct {
 	Failed           int `json:"failed"`
 	Recorded         int `json:"recorded"`
 	SkippedRejected  int `json:"skipped_rejected"`
+	NotAllowed       int `json:"not_allowed"`
 }
 
 // Add counts one step of status s.
@@ -121,38 +133,45 @@ func (c *Counts) Add(s Status) {
 		c.Recorded++
 	case SkippedRejected:
 		c.SkippedRejected++
+	case NotAllowed:
+		c.NotAllowed++
 	}
 }
 
 // Fidelity applies the rule of docs/REPLAY.md: any failed step fails the
 // replay, else any diverged deterministic step degrades it, else a replay
-// in which no step matched reproduced nothing and is unverified; only a
-// replay in which some step re-ran and matched, and none failed or
-// diverged, is exact. Non-deterministic divergence never downgrades a
-// replay whose other steps re-ran and matched.
+// in which no step matched reproduced nothing, and one in which a step
+// was not allowed to run did not reproduce it all: both are unverified;
+// only a replay in which some step re-ran and matched, and none failed,
+// diverged or was held back, is exact. Non-deterministic divergence never
+// downgrades a replay whose other steps re-ran and matched.
 func (c Counts) Fidelity() Fidelity {
 	switch {
 	case c.Failed > 0:
 		return FailedReplay
 	case c.Diverged > 0:
 		return Degraded
-	case c.Matched == 0:
+	case c.Matched == 0, c.NotAllowed > 0:
 		return Unverified
 	}
 	return Exact
 }
 
-// Unreproduced says why an unverified replay reproduced nothing, in one
-// sentence: what happened to its steps instead.
+// Unreproduced says why an unverified replay is one, in one sentence:
+// what happened to its steps instead of reproducing them.
 func (c Counts) Unreproduced() string {
 	if c.Steps == 0 {
 		return "the pack has no steps"
+	}
+	if c.Matched > 0 {
+		return fmt.Sprintf("%d of %d steps were not allowed to run (each step's reason names the flag that runs it)", c.NotAllowed, c.Steps)
 	}
 	var parts []string
 	for _, p := range []struct {
 		n    int
 		what string
-	}{{c.Recorded, "served from the recording"}, {c.SkippedRejected, "skipped (refused in the recorded run)"}, {c.DivergedExpected, "re-ran with other bytes, as a non-deterministic step may"}} {
+	}{{c.NotAllowed, "not allowed to run (each step's reason names the flag that runs it)"}, {c.Recorded, "served from the recording"},
+		{c.SkippedRejected, "skipped (refused in the recorded run)"}, {c.DivergedExpected, "re-ran with other bytes, as a non-deterministic step may"}} {
 		if p.n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 		}

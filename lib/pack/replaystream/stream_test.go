@@ -27,9 +27,32 @@ func TestFidelity(t *testing.T) {
 		{Counts{Recorded: 2, SkippedRejected: 1}, Unverified},
 		{Counts{DivergedExpected: 2, Recorded: 1}, Unverified},
 		{Counts{SkippedRejected: 1}, Unverified},
+		// A step not allowed to run is no failure, and leaves the run
+		// unverified even when others matched; a failure or a divergence
+		// found says more.
+		{Counts{NotAllowed: 2}, Unverified},
+		{Counts{Matched: 3, NotAllowed: 1}, Unverified},
+		{Counts{Matched: 3, Diverged: 1, NotAllowed: 1}, Degraded},
+		{Counts{Failed: 1, NotAllowed: 1}, FailedReplay},
 	} {
 		if got := tt.c.Fidelity(); got != tt.want {
 			t.Errorf("fidelity(%+v) = %s; want %s", tt.c, got, tt.want)
+		}
+	}
+}
+
+func TestUnreproduced(t *testing.T) {
+	for _, tt := range []struct {
+		c    Counts
+		want string
+	}{
+		{Counts{}, "the pack has no steps"},
+		{Counts{Steps: 3, Recorded: 1, NotAllowed: 2},
+			"no step's output was reproduced: of 3, 2 not allowed to run (each step's reason names the flag that runs it), 1 served from the recording"},
+		{Counts{Steps: 4, Matched: 3, NotAllowed: 1}, "1 of 4 steps were not allowed to run (each step's reason names the flag that runs it)"},
+	} {
+		if got := tt.c.Unreproduced(); got != tt.want {
+			t.Errorf("Unreproduced(%+v) = %q; want %q", tt.c, got, tt.want)
 		}
 	}
 }
@@ -51,6 +74,7 @@ func TestReplayed(t *testing.T) {
 			{Index: 2, Tool: "think", OutputRef: out("hm"), OutputSize: size(2)},
 			{Index: 3, Tool: "fmt", OutputRef: out("x"), OutputSize: size(1)},
 			{Index: 4, Tool: "bash", OutputRef: out("PASS"), OutputSize: size(4)},
+			{Index: 5, Tool: "sh", OutputRef: out("done"), OutputSize: size(4)},
 		},
 		Environment: json.RawMessage(`{"os":"linux","tool_versions":{"bash":"5.1","fmt":"1.0","lint":"2"}}`),
 	}
@@ -62,6 +86,7 @@ func TestReplayed(t *testing.T) {
 			{Index: 1, Tool: "lint", Status: Failed},
 			{Index: 2, Tool: "think", Status: Recorded, Actual: out("hm"), ActualSize: size(2)},
 			{Index: 3, Tool: "fmt", Status: Diverged, Actual: out("y!"), ActualSize: size(2)},
+			{Index: 5, Tool: "sh", Status: NotAllowed, Reason: "needs --allow-exec"},
 		},
 		Report: Report{Pack: pk, Drift: []Drift{
 			{Kind: DriftEnvironment, Field: "os", Recorded: "linux", Current: cur("darwin")},
@@ -75,13 +100,13 @@ func TestReplayed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warnings) != 1 || !strings.Contains(warnings[0], "no line for 1 of 5 steps") {
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "no line for 1 of 6 steps") {
 		t.Errorf("warnings %q", warnings)
 	}
 	for i, want := range []struct {
 		ref  *store.Hash
 		size *int64
-	}{{out("a"), size(1)}, {nil, nil}, {out("hm"), size(2)}, {out("y!"), size(2)}, {out("PASS"), size(4)}} {
+	}{{out("a"), size(1)}, {nil, nil}, {out("hm"), size(2)}, {out("y!"), size(2)}, {out("PASS"), size(4)}, {out("done"), size(4)}} {
 		got := m.Steps[i]
 		if !sameHash(got.OutputRef, want.ref) || (got.OutputSize == nil) != (want.size == nil) || got.OutputSize != nil && *got.OutputSize != *want.size {
 			t.Errorf("step %d: output %v (%v), want %v (%v)", i, got.OutputRef, got.OutputSize, want.ref, want.size)
