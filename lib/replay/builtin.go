@@ -53,7 +53,7 @@ func runBuiltin(k agenttool.Kind, c *call) error {
 		if _, raw, _ := c.p.find([]string{"edits"}); raw != nil {
 			return multiEditTool(c)
 		}
-		return editTool(c)
+		return editTool(c, false)
 	case agenttool.MultiEdit:
 		return multiEditTool(c)
 	case agenttool.Editor:
@@ -400,13 +400,21 @@ type edit struct {
 	agenttool.Replacement
 }
 
-func readEdit(p params) (edit, error) {
+// readEdit reads a replacement; an editor's (newOptional) may leave out
+// the new string, which is then empty, as OpenHands' and Anthropic's
+// editors take it.
+func readEdit(p params, newOptional bool) (edit, error) {
 	var e edit
 	var err error
 	if e.oldKey, e.Old, err = p.need("string to replace", agenttool.OldKeys()); err != nil {
 		return e, err
 	}
-	if _, e.New, err = p.need("replacement", agenttool.NewKeys()); err != nil {
+	if newOptional {
+		_, e.New, _, err = p.str(agenttool.NewKeys())
+	} else {
+		_, e.New, err = p.need("replacement", agenttool.NewKeys())
+	}
+	if err != nil {
 		return e, err
 	}
 	e.All, err = p.boolean([]string{"replace_all"})
@@ -415,13 +423,13 @@ func readEdit(p params) (edit, error) {
 
 // editTool replaces a string in a file: "File edited: PATH". An empty
 // string to replace creates a file that does not exist yet, as Claude
-// Code's Edit does.
-func editTool(c *call) error {
+// Code's Edit does. editor is the str_replace command of an editor.
+func editTool(c *call, editor bool) error {
 	rel, given, err := c.filePath()
 	if err != nil {
 		return err
 	}
-	e, err := readEdit(c.p)
+	e, err := readEdit(c.p, editor)
 	if err != nil {
 		return err
 	}
@@ -452,7 +460,7 @@ func multiEditTool(c *call) error {
 	}
 	edits := make([]edit, len(list))
 	for i, p := range list {
-		e, err := readEdit(p)
+		e, err := readEdit(p, false)
 		if err != nil {
 			return fmt.Errorf("edits[%d]: %v", i, err)
 		}
@@ -519,7 +527,7 @@ func editorTool(c *call) error {
 	case "create":
 		return writeTool(c, agenttool.EditorCreateKeys())
 	case "str_replace":
-		return editTool(c)
+		return editTool(c, true)
 	case "insert":
 		return insertTool(c)
 	}
