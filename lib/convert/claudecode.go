@@ -52,6 +52,12 @@ func isClaudeCodeLine(line []byte) bool {
 	return head.SessionID != nil || head.UUID != nil || head.LeafUUID != nil || head.MessageID != nil
 }
 
+// isClaudeHistory recognises a line of Claude Code's history.jsonl, the
+// prompts typed in every project.
+func isClaudeHistory(m map[string]json.RawMessage) bool {
+	return onlyKeys(m, "display", "pastedContents", "timestamp")
+}
+
 type claudeCode struct {
 	w    *writer
 	q    *steps

@@ -404,8 +404,8 @@ func TestUndetectedAndUnknownFormat(t *testing.T) {
 	var out bytes.Buffer
 	_, err := Convert(strings.NewReader(`{"hello": "world"}`), nil, &out, Options{})
 	var ue *UndetectedError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keys hello") {
-		t.Errorf("got %v, want an UndetectedError naming the keys", err)
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keys hello") || !strings.HasSuffix(err.Error(), "; give --from "+strings.Join(FormatNames(), "|")) {
+		t.Errorf("got %v, want an UndetectedError naming the keys and every format", err)
 	}
 	ex, err := os.ReadFile(filepath.Join(corpusDir(), "contextsubstrate-examples", "crewai.json"))
 	if err != nil {
@@ -419,7 +419,7 @@ func TestUndetectedAndUnknownFormat(t *testing.T) {
 	}
 	_, err = Convert(strings.NewReader(`[]`), nil, &out, Options{From: "xml"})
 	var uf *UnknownFormatError
-	if !errors.As(err, &uf) {
-		t.Errorf("got %v, want an UnknownFormatError", err)
+	if !errors.As(err, &uf) || !strings.HasSuffix(err.Error(), "(one of auto, "+strings.Join(FormatNames(), ", ")+")") {
+		t.Errorf("got %v, want an UnknownFormatError naming every format", err)
 	}
 }

@@ -53,6 +53,16 @@ func isGemini(v any) bool {
 	return sid && msgs && (ph || st)
 }
 
+// isGeminiLogs recognises Gemini CLI's logs.json: the prompts typed,
+// without the answers.
+func isGeminiLogs(v any) bool {
+	m := firstObject(v)
+	_, sid := m["sessionId"].(string)
+	_, mid := m["messageId"]
+	_, msg := m["message"].(string)
+	return sid && mid && msg
+}
+
 type gemini struct {
 	w       *writer
 	q       *steps
