@@ -27,13 +27,18 @@ func subjectKeys() []string { return []string{"task_id", "task", "instance_id"} 
 // instance_id in its metadata), else the
 // first non-blank line of its first prompt that is not a system prompt,
 // clipped to MaxSubject characters; "" when there is neither (or the
-// prompt cannot be read). The prompt's bytes are verified as they are read.
+// prompt cannot be read). A manifest just built has the prompt's line
+// from the build, when the log gave the prompt's bytes; otherwise the
+// prompt is read from the store, its bytes verified as they are read.
 func Subject(st *store.Store, m *Manifest) string {
 	if m.Task != nil && strings.TrimSpace(m.Task.ID) != "" {
 		return clipLine(m.Task.ID)
 	}
 	if id := taskID(m.Metadata); id != "" {
 		return clipLine(id)
+	}
+	if m.subject != nil {
+		return *m.subject
 	}
 	for _, p := range m.Prompts {
 		if p.Role == "system" {
