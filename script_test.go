@@ -116,7 +116,7 @@ func TestScripts(t *testing.T) {
 			if c, err := sandbox.Confinement(); err == nil {
 				env.Setenv("SANDBOX", c)
 			}
-			env.Setenv("PATH", agent+string(os.PathListSeparator)+env.Getenv("PATH"))
+			env.Setenv("PATH", agent+string(os.PathListSeparator)+withoutInstalledCtx(env.Getenv("PATH")))
 			return nil
 		},
 		Condition: scriptCondition,
@@ -385,4 +385,26 @@ func normalizeNumbers(v any) any {
 		}
 	}
 	return v
+}
+
+// withoutInstalledCtx is PATH without the directories that hold a ctx
+// program installed on this machine (make install puts them in
+// $GOPATH/bin): the scripts run the programs of this tree only, which
+// testscript puts first, and an installed ctx-VERB would make the
+// dispatcher warn that it is shadowed. (Programs beside it, such as oras
+// and cosign in $GOPATH/bin, go too: their scripts then skip, unless
+// CTX_REQUIRE_INTEROP makes them fail, as on CI, which never installs
+// ctx.)
+func withoutInstalledCtx(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(dir, "ctx-pack")); err == nil && !strings.Contains(dir, "testscript-main") {
+			continue
+		}
+		keep = append(keep, dir)
+	}
+	return strings.Join(keep, string(os.PathListSeparator))
 }

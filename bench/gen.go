@@ -432,8 +432,8 @@ func writeSession(path string, target int) error {
 				call = fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"Read","input":{"file_path":"%s"}}`, i, f)
 				res = fmt.Sprintf(`"content":"def compute():\n%s"}]},"toolUseResult":{"type":"text","file":{"filePath":"%s","content":"def compute_%d():\n%s","numLines":41,"startLine":1,"totalLines":41}}`, body.String(), f, i%40, body.String())
 			case 1:
-				call = fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"Edit","input":{"file_path":"%s","old_string":"limit=1024","new_string":"limit=LIMIT"}}`, i, f)
-				res = fmt.Sprintf(`"content":"The file %s has been updated."}]},"toolUseResult":{"filePath":"%s","oldString":"limit=1024","newString":"limit=LIMIT","originalFile":"def compute_%d():\n%s","structuredPatch":[],"userModified":false,"replaceAll":false}`, f, f, i%40, body.String())
+				call = fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"Edit","input":{"file_path":"%s","old_string":"limit=1024","new_string":"limit=LIMIT","replace_all":true}}`, i, f)
+				res = fmt.Sprintf(`"content":"The file %s has been updated."}]},"toolUseResult":{"filePath":"%s","oldString":"limit=1024","newString":"limit=LIMIT","originalFile":"def compute_%d():\n%s","structuredPatch":[],"userModified":false,"replaceAll":true}`, f, f, i%40, body.String())
 			default:
 				out := body.String() + "41 passed in 0.52s"
 				call = fmt.Sprintf(`{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"cd %s && python -m pytest tests/test_module_%d.py -q","description":"Run the tests"}}`, i, cwd, i%40)

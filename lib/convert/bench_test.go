@@ -23,8 +23,8 @@ func session(n int) []byte {
 	for i := 1; i <= n; i++ {
 		f := fmt.Sprintf("/tmp/tmpbench01/src/module_%d.py", i%40)
 		fmt.Fprintf(&b, `{"type":"assistant",%s,"uuid":"a%d","timestamp":"2026-01-01T00:00:01Z","message":{"id":"msg_%d","model":"claude-opus-4-5-20251101","role":"assistant","content":[{"type":"text","text":"Step %d: look at %s"}],"usage":{"input_tokens":%d}}}`+"\n", env, i, i, i, f, i)
-		fmt.Fprintf(&b, `{"type":"assistant",%s,"uuid":"b%d","timestamp":"2026-01-01T00:00:01Z","message":{"id":"msg_%d","model":"claude-opus-4-5-20251101","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Edit","input":{"file_path":"%s","old_string":"limit=1024","new_string":"limit=LIMIT"}}]}}`+"\n", env, i, i, i, f)
-		fmt.Fprintf(&b, `{"type":"user",%s,"uuid":"c%d","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"updated %s"}]},"toolUseResult":{"filePath":"%s","oldString":"limit=1024","newString":"limit=LIMIT","originalFile":"def compute():\n%s","replaceAll":false}}`+"\n", env, i, i, f, f, body)
+		fmt.Fprintf(&b, `{"type":"assistant",%s,"uuid":"b%d","timestamp":"2026-01-01T00:00:01Z","message":{"id":"msg_%d","model":"claude-opus-4-5-20251101","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Edit","input":{"file_path":"%s","old_string":"limit=1024","new_string":"limit=LIMIT","replace_all":true}}]}}`+"\n", env, i, i, i, f)
+		fmt.Fprintf(&b, `{"type":"user",%s,"uuid":"c%d","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"updated %s"}]},"toolUseResult":{"filePath":"%s","oldString":"limit=1024","newString":"limit=LIMIT","originalFile":"def compute():\n%s","replaceAll":true}}`+"\n", env, i, i, f, f, body)
 	}
 	return b.Bytes()
 }

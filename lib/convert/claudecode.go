@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 )
 
@@ -49,6 +50,12 @@ func isClaudeCodeLine(line []byte) bool {
 		return false
 	}
 	return head.SessionID != nil || head.UUID != nil || head.LeafUUID != nil || head.MessageID != nil
+}
+
+// isClaudeHistory recognises a line of Claude Code's history.jsonl, the
+// prompts typed in every project.
+func isClaudeHistory(m map[string]json.RawMessage) bool {
+	return onlyKeys(m, "display", "pastedContents", "timestamp")
 }
 
 type claudeCode struct {
@@ -625,17 +632,14 @@ func wholeRead(f map[string]any) bool {
 	return ok1 && ok2 && ok3 && start <= 1 && lines >= total
 }
 
-// applyEdits replays an Edit or MultiEdit on the file it started from.
+// applyEdits replays an Edit or MultiEdit on the file it started from,
+// as the tool does (agenttool.Replace).
 func applyEdits(orig string, m map[string]any) (string, bool) {
-	type edit struct {
-		old, new string
-		all      bool
-	}
-	var edits []edit
+	var edits []agenttool.Replacement
 	if old, ok := m["oldString"].(string); ok {
 		nw, _ := m["newString"].(string)
 		all, _ := m["replaceAll"].(bool)
-		edits = append(edits, edit{old, nw, all})
+		edits = append(edits, agenttool.Replacement{Old: old, New: nw, All: all})
 	} else if list, ok := m["edits"].([]any); ok {
 		for _, e := range list {
 			em, _ := e.(map[string]any)
@@ -645,24 +649,14 @@ func applyEdits(orig string, m map[string]any) (string, bool) {
 				return "", false
 			}
 			all, _ := em["replace_all"].(bool)
-			edits = append(edits, edit{old, nw, all})
+			edits = append(edits, agenttool.Replacement{Old: old, New: nw, All: all})
 		}
 	}
 	if len(edits) == 0 {
 		return "", false
 	}
-	s := orig
-	for _, e := range edits {
-		if e.old == "" || !strings.Contains(s, e.old) {
-			return "", false
-		}
-		n := 1
-		if e.all {
-			n = -1
-		}
-		s = strings.Replace(s, e.old, e.new, n)
-	}
-	return s, true
+	s, _, err := agenttool.Replace(orig, edits)
+	return s, err == nil
 }
 
 // ccBookkeeping reports whether a line that is not a message is Claude

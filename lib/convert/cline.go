@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -36,6 +37,15 @@ func isCline(v any) bool {
 		}
 	}
 	return false
+}
+
+// isClineUIMessages recognises Cline's ui_messages.json, what the task
+// panel showed (a companion of the history, not a transcript).
+func isClineUIMessages(v any) bool {
+	m := firstObject(v)
+	_, ts := m["ts"].(json.Number)
+	typ, _ := m["type"].(string)
+	return ts && (typ == "say" || typ == "ask")
 }
 
 // clineEnv finds the environment details Cline appends to a user turn.

@@ -33,6 +33,12 @@ func isCodexLine(line []byte) bool {
 	return false
 }
 
+// isCodexHistory recognises a line of Codex's history.jsonl, the prompts
+// typed in every session.
+func isCodexHistory(m map[string]json.RawMessage) bool {
+	return onlyKeys(m, "session_id", "ts", "text")
+}
+
 type codex struct {
 	w     *writer
 	q     *steps

@@ -62,41 +62,105 @@ type Format struct {
 	detectHead func(head []byte) bool
 	// priority orders line detection: lower first, then table order.
 	priority int
-	// records: the line form is a file of run records, one per line,
-	// each written as a log of its own; it is read only when its first
-	// line is one (even under --from), and --record picks a record.
-	records bool
+	// records names the file of run records the line form is ("OpenHands
+	// output.jsonl"): a record per line, each written as a log of its
+	// own; it is read only when its first line is one (even under
+	// --from), and --record picks a record.
+	records string
 	// multi: a document may hold several JSON values.
 	multi bool
 	// zip names the zip archive the format reads ("an Inspect .eval
 	// log"); such a format's doc reader gets the archive.
 	zip string
+	// companions are the files the agent writes beside its transcripts
+	// that look like one but are not: --from auto refuses them, naming
+	// the file to give instead.
+	companions []companion
+}
+
+// companion is a file that goes with a format's transcripts but holds
+// part of a run, or what a screen showed: read as a transcript it would
+// convert into a run with nothing in it, or fail with a message that
+// does not help. It is recognised from a document's first value (detect)
+// or a line-based file's first line, a JSON object (detectLine).
+type companion struct {
+	what, give string
+	detect     func(v any) bool
+	detectLine func(m map[string]json.RawMessage) bool
+}
+
+// CompanionError is a file that goes with a transcript but is not one.
+type CompanionError struct {
+	What string // what the file is
+	Give string // the file to give instead
+}
+
+// Error names the file and the one to give.
+func (e *CompanionError) Error() string {
+	return "this is " + e.What + ", not a transcript; give " + e.Give
 }
 
 // Formats returns every format, in the order auto-detection tries them.
 func Formats() []Format {
 	return []Format{
-		{Name: "claude-code", Summary: "Claude Code session transcript (JSONL)", stream: convertClaudeCode, detectLine: isClaudeCodeLine, priority: 1},
+		{Name: "claude-code", Summary: "Claude Code session transcript (JSONL)", stream: convertClaudeCode, detectLine: isClaudeCodeLine, priority: 1,
+			companions: []companion{{what: "Claude Code's history.jsonl (the prompts typed in every project)", give: "a session transcript, ~/.claude/projects/PROJECT/SESSION.jsonl", detectLine: isClaudeHistory}}},
 		{Name: "pi", Summary: "pi coding agent session (JSONL)", stream: convertPi, detectLine: isPiLine, priority: 2},
-		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine, priority: 4},
-		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine, priority: 5},
+		{Name: "codex", Summary: "OpenAI Codex CLI rollout (JSONL, ~/.codex/sessions)", stream: convertCodex, detectLine: isCodexLine, priority: 4,
+			companions: []companion{{what: "Codex's history.jsonl (the prompts typed in every session)", give: "a session's rollout, ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl", detectLine: isCodexHistory}}},
+		{Name: "gemini-cli", Summary: "Gemini CLI chat recording (session-*.json or .jsonl)", stream: convertGemini, doc: convertGeminiDoc, detect: isGemini, detectLine: isGeminiLine, priority: 5,
+			companions: []companion{{what: "Gemini CLI's logs.json (the prompts typed, without the answers)", give: "the chat recording, chats/session-*.json(l) in the same project directory", detect: isGeminiLogs}}},
 		{Name: "gemini-history", Summary: "Gemini CLI history as Gemini API Content objects (/chat save checkpoint-*.json)", doc: convertGeminiHistory, detect: isGeminiHistory},
-		{Name: "nemo-gym", Summary: "NVIDIA NeMo Gym rollouts (JSONL, a Responses API rollout per line; one log each)", stream: convertNemoGymRollouts, doc: convertNemoGymDoc, detect: isNemoGym, detectLine: isNemoGymLine, priority: 6, records: true},
+		{Name: "nemo-gym", Summary: "NVIDIA NeMo Gym rollouts (JSONL, a Responses API rollout per line; one log each)", stream: convertNemoGymRollouts, doc: convertNemoGymDoc, detect: isNemoGym, detectLine: isNemoGymLine, priority: 6, records: "NeMo Gym rollouts",
+			companions: []companion{{what: "the tasks of a NeMo Gym dataset (each line a request, no rollout)", give: "the rollouts ng_collect_rollouts wrote from it (one rollout per line, with its response and reward)", detectLine: isNemoGymTasks}}},
 		{Name: "aider", Summary: "Aider chat history (.aider.chat.history.md; one log per session)", stream: convertAider, detectLine: isAiderLine, detectHead: isAiderHead, priority: 7},
 		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
 		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
 		{Name: "responses", Summary: "OpenAI Responses API items (input/output arrays, a response)", doc: convertResponses, detect: isResponses},
-		{Name: "cline", Summary: "Cline api_conversation_history.json (Anthropic messages)", doc: convertCline, detect: isCline},
-		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect, zip: "an Inspect .eval log"},
+		{Name: "cline", Summary: "Cline api_conversation_history.json (Anthropic messages)", doc: convertCline, detect: isCline,
+			companions: []companion{{what: "Cline's ui_messages.json (what the task panel showed)", give: "api_conversation_history.json from the same task directory", detect: isClineUIMessages}}},
+		{Name: "inspect", Summary: "Inspect AI eval log (.json, or .eval zip)", doc: convertInspect, detect: isInspect, zip: "an Inspect .eval log",
+			companions: []companion{
+				{what: "the sample summaries of an Inspect .eval archive (summaries.json)", give: "the .eval file itself", detect: isInspectSummaries},
+				{what: "one sample of an Inspect .eval archive (samples/ID_epoch_N.json)", give: "the .eval file itself (--sample ID:EPOCH picks the sample)", detect: isInspectSample},
+				{what: "the header of an Inspect .eval archive (header.json or _journal/start.json, without the samples)", give: "the .eval file itself", detect: isInspectHeader},
+			}},
 		{Name: "swe-spans", Summary: "SWE-bench span export ({instance_id, session_id, trajectory: llm_call/tool_call/judge_call})", doc: convertSpanTrajectory, detect: isSpanTrajectory},
 		{Name: "swe-agent", Summary: "SWE-agent trajectory (.traj)", doc: convertSWEAgent, detect: isSWEAgent},
 		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel, multi: true},
-		{Name: "openhands-v1", Summary: "OpenHands V1 (software-agent-sdk) events: a list, {items}, or the event files concatenated", doc: convertOpenHandsV1, detect: isOpenHandsV1, multi: true},
-		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", stream: convertOpenHandsRecords, doc: convertOpenHands, detect: isOpenHands, detectLine: isOpenHandsRecordLine, priority: 3, records: true},
+		{Name: "openhands-v1", Summary: "OpenHands V1 (software-agent-sdk) events: a list, {items}, or the event files concatenated", doc: convertOpenHandsV1, detect: isOpenHandsV1, multi: true,
+			companions: []companion{{what: "the state of an OpenHands V1 conversation (base_state.json)", give: "it with its events: cat conversations/ID/base_state.json conversations/ID/events/*.json | ctx convert -", detect: isOHV1StateDoc}}},
+		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", stream: convertOpenHandsRecords, doc: convertOpenHands, detect: isOpenHands, detectLine: isOpenHandsRecordLine, priority: 3, records: "OpenHands output.jsonl"},
 		{Name: "anthropic", Summary: "Anthropic Messages (tool_use / tool_result blocks)", doc: convertAnthropic, detect: isAnthropic},
 		{Name: "openai", Summary: "OpenAI Chat Completions messages (tool_calls, role tool), bare or in a record", doc: convertOpenAI, detect: isOpenAI},
 	}
+}
+
+// FormatListing is the formats as ctx convert --help lists them, one a
+// line after indent: the name, then the summary.
+func FormatListing(indent string) string {
+	width := 0
+	for _, f := range Formats() {
+		width = max(width, len(f.Name))
+	}
+	var b strings.Builder
+	for _, f := range Formats() {
+		fmt.Fprintf(&b, "%s%-*s  %s\n", indent, width, f.Name, f.Summary)
+	}
+	return b.String()
+}
+
+// RecordFiles names the files of run records --record picks a record of,
+// one per format that reads them.
+func RecordFiles() []string {
+	var out []string
+	for _, f := range Formats() {
+		if f.records != "" {
+			out = append(out, f.records)
+		}
+	}
+	return out
 }
 
 // lineFormats returns the formats recognised from a first line, in the
@@ -124,7 +188,7 @@ func zipFormat() (Format, bool) {
 
 // recordError refuses --record for a format that holds one run.
 func recordError(f Format) error {
-	return &InputError{Msg: fmt.Sprintf("--record picks a record of a file of run records (OpenHands output.jsonl, NeMo Gym rollouts); this is a %s transcript", f.Name)}
+	return &InputError{Msg: fmt.Sprintf("--record picks a record of a file of run records (%s); this is a %s transcript", strings.Join(RecordFiles(), ", "), f.Name)}
 }
 
 func (o Options) detected(format string) {
@@ -288,16 +352,69 @@ func convertLines(br *bufio.Reader, f Format, w *writer, opts Options) (Format, 
 			return f, rd, true, ce
 		}
 	}
-	if f.stream == nil || f.records && !f.detectLine(first) {
+	if f.stream == nil || f.records != "" && !f.detectLine(first) {
 		return f, rd, false, nil
 	}
-	if opts.Record != "" && !f.records {
+	if opts.Record != "" && f.records == "" {
 		return f, rd, true, recordError(f)
 	}
 	if err := f.stream(rd, w); err != nil {
 		return f, rd, true, err
 	}
 	return f, rd, true, w.account(f.Name, nil)
+}
+
+// companionLine recognises a companion file (Format.companions) from its
+// first line.
+func companionLine(line []byte) *CompanionError {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 || t[0] != '{' {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(t, &m) != nil {
+		return nil
+	}
+	for _, f := range Formats() {
+		for _, c := range f.companions {
+			if c.detectLine != nil && c.detectLine(m) {
+				return &CompanionError{What: c.what, Give: c.give}
+			}
+		}
+	}
+	return nil
+}
+
+// companionDoc recognises a companion file (Format.companions) read
+// whole, from its first value.
+func companionDoc(v any) *CompanionError {
+	for _, f := range Formats() {
+		for _, c := range f.companions {
+			if c.detect != nil && c.detect(v) {
+				return &CompanionError{What: c.what, Give: c.give}
+			}
+		}
+	}
+	return nil
+}
+
+// onlyKeys reports whether an object has the keys, and at most one more.
+func onlyKeys(m map[string]json.RawMessage, keys ...string) bool {
+	for _, k := range keys {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return len(m) <= len(keys)+1
+}
+
+// firstObject is the first element of an array, when it is an object.
+func firstObject(v any) map[string]any {
+	if x, ok := v.([]any); ok && len(x) > 0 {
+		m, _ := x[0].(map[string]any)
+		return m
+	}
+	return nil
 }
 
 // detectLines finds the line-based format of an input from its first
@@ -346,7 +463,7 @@ func convertDoc(br *bufio.Reader, f Format, w *writer, opts Options) (string, er
 		}
 		opts.detected(f.Name)
 	}
-	if opts.Record != "" && !f.records {
+	if opts.Record != "" && f.records == "" {
 		return f.Name, recordError(f)
 	}
 	if len(d.values) > 1 && !f.multi {

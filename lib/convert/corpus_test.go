@@ -23,8 +23,8 @@ func corpusDir() string { return filepath.Join("..", "..", "testdata", "corpus")
 // compactions, ATIF as people write it, OpenCode sessions, today's Codex
 // and Gemini CLI files), public ones and those the real agents made
 // (internal/agenttest, TestRemakeCorpus). corpusFiles leaves them out;
-// whoever writes a folder's reader removes its line and adds the folder to
-// corpusFiles' formats, with its counts in corpusCounts.
+// whoever writes a folder's reader removes its line and adds its files'
+// counts to corpusCounts.
 func corpusPending() []string {
 	return []string{
 		"claude-stream-json",
@@ -38,31 +38,28 @@ func corpusPending() []string {
 	}
 }
 
-// corpusFiles lists every transcript of the corpus with the format it is
-// in: every file but the ctx-format examples, the notes beside them and
-// the folders still pending (corpusPending).
-func corpusFiles(t testing.TB) map[string]string {
-	formats := map[string]string{
-		"claude-code-jsonl": "claude-code",
-		"openai-chat":       "openai",
-		"swe-agent-traj":    "swe-agent",
-		"openhands-events":  "openhands",
-		"otel-genai":        "otel",
-		"inspect-ai":        "inspect",
-		"pi-session":        "pi",
-		"codex-rollout":     "codex",
-		"responses":         "responses",
-		"openai-agents":     "openai-agents",
-		"gemini-cli":        "gemini-cli",
-		"mini-swe-agent":    "mini-swe-agent",
-		"atif":              "atif",
-		"cline":             "cline",
-		"nemo-gym":          "nemo-gym",
-		"openhands-v1":      "openhands-v1",
-		"aider":             "aider",
-		"gemini-history":    "gemini-history",
+// corpusFormat is the format of a corpus folder, told by its name: the
+// format's own (nemo-gym), or the format's followed by a dash and what
+// the folder holds (claude-code-jsonl, openai-chat); the longest such
+// name when several fit. A folder no format names holds no transcripts.
+func corpusFormat(folder string) (string, bool) {
+	best := ""
+	for _, name := range FormatNames() {
+		if (folder == name || strings.HasPrefix(folder, name+"-")) && len(name) > len(best) {
+			best = name
+		}
 	}
+	return best, best != ""
+}
+
+// corpusFiles lists every transcript of the corpus with the format of its
+// folder (corpusFormat): every file but the notes beside them. Every
+// format has a folder, and a folder that names no format holds only ctx
+// execution logs (the examples of another implementation), which convert
+// refuses as logs already and pack as they are.
+func corpusFiles(t testing.TB) map[string]string {
 	files := map[string]string{}
+	seen := map[string]bool{}
 	err := filepath.WalkDir(corpusDir(), func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -76,24 +73,47 @@ func corpusFiles(t testing.TB) map[string]string {
 		}
 		top := strings.Split(filepath.ToSlash(rel), "/")[0]
 		base := d.Name()
-		if top == "contextsubstrate-examples" || base == "SOURCE.txt" || base == "README.md" {
+		if base == "SOURCE.txt" || base == "README.md" {
 			return nil
 		}
-		f, ok := formats[top]
+		f, ok := corpusFormat(top)
 		if !ok {
-			t.Errorf("%s: no format known for corpus folder %s; add it to corpusFiles", rel, top)
+			checkExecutionLog(t, p)
 			return nil
 		}
+		seen[f] = true
 		files[p] = f
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, name := range FormatNames() {
+		if !seen[name] {
+			t.Errorf("no corpus folder of format %s: add testdata/corpus/%s (or %s-WHAT) with a transcript and its SOURCE.txt", name, name, name)
+		}
+	}
 	if len(files) < 30 {
 		t.Fatalf("found only %d corpus files under %s", len(files), corpusDir())
 	}
 	return files
+}
+
+// checkExecutionLog fails unless the file at p is a ctx execution log:
+// convert refuses it as one, and it packs under --strict.
+func checkExecutionLog(t testing.TB, p string) {
+	t.Helper()
+	_, _, _, err := convertFile(t, p, Options{})
+	var ue *UndetectedError
+	if !errors.As(err, &ue) || !ue.Log {
+		t.Errorf("%s: in a corpus folder named for no format (%v), yet not an execution log: %v", p, FormatNames(), err)
+		return
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPacks(t, p, b)
 }
 
 // convertFile converts a file with opts and returns the log and warnings.
@@ -280,6 +300,10 @@ func corpusCounts() map[string][][3]int {
 		"written__bare-version-1.4__results-as-steps.json":     {{5, 2, 1}},
 		"written__checkpoint-fix-tests.json":                   {{11, 5, 1}},
 
+		// Anthropic Messages, a SWE-bench span export (the judge is no step).
+		"written__release-notes__messages-request.json": {{4, 2, 1}},
+		"written__sympy-20590__span-export.json":        {{5, 3, 1}},
+
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
 		"log_read_sample.eval": {{1, 0, 1}},
@@ -288,6 +312,11 @@ func corpusCounts() map[string][][3]int {
 	}
 }
 
+// TestEveryCorpusFileConvertsAndPacks reads every file of every corpus
+// folder as its folder's format (corpusFiles): detected as it, the same
+// told it, converted twice alike, every call accounted for, each log
+// packing under --strict with the steps, calls and prompts a person
+// counted.
 func TestEveryCorpusFileConvertsAndPacks(t *testing.T) {
 	counts := corpusCounts()
 	for path, want := range corpusFiles(t) {
@@ -432,8 +461,8 @@ func TestUndetectedAndUnknownFormat(t *testing.T) {
 	var out bytes.Buffer
 	_, err := Convert(strings.NewReader(`{"hello": "world"}`), nil, &out, Options{})
 	var ue *UndetectedError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keys hello") {
-		t.Errorf("got %v, want an UndetectedError naming the keys", err)
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keys hello") || !strings.HasSuffix(err.Error(), "; give --from "+strings.Join(FormatNames(), "|")) {
+		t.Errorf("got %v, want an UndetectedError naming the keys and every format", err)
 	}
 	ex, err := os.ReadFile(filepath.Join(corpusDir(), "contextsubstrate-examples", "crewai.json"))
 	if err != nil {
@@ -447,8 +476,8 @@ func TestUndetectedAndUnknownFormat(t *testing.T) {
 	}
 	_, err = Convert(strings.NewReader(`[]`), nil, &out, Options{From: "xml"})
 	var uf *UnknownFormatError
-	if !errors.As(err, &uf) {
-		t.Errorf("got %v, want an UnknownFormatError", err)
+	if !errors.As(err, &uf) || !strings.HasSuffix(err.Error(), "(one of auto, "+strings.Join(FormatNames(), ", ")+")") {
+		t.Errorf("got %v, want an UnknownFormatError naming every format", err)
 	}
 }
 

@@ -1,9 +1,8 @@
-// Package convert turns the transcripts real agents write (OpenAI and
-// Anthropic message lists, Claude Code and pi session JSONL, SWE-agent
-// trajectories, OpenHands event streams and evaluation records,
-// OpenTelemetry gen_ai spans, Inspect AI eval logs) into a ctx execution
-// log: the NDJSON event form of contract section 4, ready for `ctx pack -`
-// (several logs one after another when the transcript holds several runs).
+// Package convert turns the transcripts real agents write (the formats of
+// Formats, one reader file each; docs/CONVERT.md describes each) into a
+// ctx execution log: the NDJSON event form of contract section 4, ready
+// for `ctx pack -` (several logs one after another when the transcript
+// holds several runs).
 //
 // Every format maps onto the same shape: the system prompt and user turns
 // become the run's prompts, assistant text becomes non-deterministic

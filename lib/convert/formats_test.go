@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -461,5 +462,38 @@ func TestCodexPromptKeepsItsPlace(t *testing.T) {
 	want := "prompt hello at 0|step hi|prompt bye at 1"
 	if strings.Join(order, "|") != want {
 		t.Errorf("%s, want %s", strings.Join(order, "|"), want)
+	}
+}
+
+// TestCompanionsRefused feeds a file of each companion of the format
+// table: each is refused as that companion, and named as the format
+// table names it.
+func TestCompanionsRefused(t *testing.T) {
+	files := map[string][]string{
+		"claude-code":  {`{"display":"fix the tests","pastedContents":{},"timestamp":1763390000000,"project":"/home/dev/app"}` + "\n"},
+		"codex":        {`{"session_id":"019a","ts":1763390000,"text":"fix the tests"}` + "\n"},
+		"gemini-cli":   {`[{"sessionId":"s","messageId":0,"type":"user","message":"fix it","timestamp":"2026-01-01T00:00:00Z"}]`},
+		"nemo-gym":     {`{"responses_create_params": {"input": [{"role": "user", "content": "2+2?"}]}, "expected_answer": "4"}` + "\n"},
+		"cline":        {`[{"ts": 1760000000000, "type": "say", "say": "task", "text": "fix the bug"}]`},
+		"openhands-v1": {`{"id": "c1", "agent": {"kind": "Agent"}, "workspace": {"kind": "LocalWorkspace"}, "persistence_dir": "/p"}`},
+		"inspect": {
+			`[{"id": 1, "epoch": 1, "input": "2+2?", "target": "4", "scores": {}}]`,
+			`{"id": 1, "epoch": 1, "input": "2+2?", "target": "4", "messages": [{"role": "user", "content": "2+2?"}], "output": {}}`,
+			`{"version": 2, "status": "success", "eval": {"task": "t", "model": "m"}, "plan": {}, "results": {}}`,
+		},
+	}
+	for _, f := range Formats() {
+		if len(files[f.Name]) != len(f.companions) {
+			t.Errorf("%s has %d companions; give a file of each here (%d given)", f.Name, len(f.companions), len(files[f.Name]))
+			continue
+		}
+		for i, c := range f.companions {
+			var out bytes.Buffer
+			_, err := Convert(strings.NewReader(files[f.Name][i]), nil, &out, Options{})
+			var ce *CompanionError
+			if !errors.As(err, &ce) || ce.What != c.what || ce.Give != c.give {
+				t.Errorf("%s companion %d: %v; want: this is %s", f.Name, i, err, c.what)
+			}
+		}
 	}
 }

@@ -50,6 +50,26 @@ func fuzzConvert(t *testing.T, from string, data []byte) {
 	}
 }
 
+// FuzzFormats feeds every reader of the format table, seeded with the
+// small transcripts of its corpus folder: a format added to the table is
+// fuzzed here without a target of its own. Told the format, a reader may
+// refuse its input only with one of convert's errors; what it writes
+// packs under --strict, and the same input gives the same log.
+func FuzzFormats(f *testing.F) {
+	formats := Formats()
+	for path, name := range corpusFiles(f) {
+		data := readCorpus(f, path)
+		for i, ff := range formats {
+			if ff.Name == name && len(data) <= 16<<10 {
+				f.Add(uint8(i), data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, i uint8, data []byte) {
+		fuzzConvert(t, formats[int(i)%len(formats)].Name, data)
+	})
+}
+
 func FuzzClaudeCode(f *testing.F) {
 	fuzzSeeds(f, "claude-code", 8<<10,
 		`{"type":"assistant","sessionId":"s","cwd":"/w","message":{"id":"m1","model":"x","content":[{"type":"thinking","thinking":"hm","signature":"s"}]}}

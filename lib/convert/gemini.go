@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
-	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // Gemini CLI records a chat in ~/.gemini/tmp/<projectHash>/chats/. Up to
@@ -52,6 +51,16 @@ func isGemini(v any) bool {
 	_, ph := m["projectHash"].(string)
 	_, st := m["startTime"].(string)
 	return sid && msgs && (ph || st)
+}
+
+// isGeminiLogs recognises Gemini CLI's logs.json: the prompts typed,
+// without the answers.
+func isGeminiLogs(v any) bool {
+	m := firstObject(v)
+	_, sid := m["sessionId"].(string)
+	_, mid := m["messageId"]
+	_, msg := m["message"].(string)
+	return sid && mid && msg
 }
 
 type gemini struct {
@@ -528,9 +537,7 @@ func (g *gemini) toolCall(n node, ts string, meta map[string]any) error {
 	meta = setIf(meta, "extra", rest(m, "id", "name", "args", "result", "status", "timestamp", "resultDisplay", "displayName", "description", "renderOutputAsMarkdown"))
 	s.Meta = meta
 	if status == "success" {
-		if p, body, ok := agenttool.WrittenFile(name, params); ok {
-			g.w.wrote(p, body, idx)
-		}
+		g.w.wroteBy(name, params, idx)
 	}
 	_, err = g.q.add(s)
 	return err

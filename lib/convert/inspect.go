@@ -42,6 +42,40 @@ func isInspect(v any) bool {
 	return false
 }
 
+// isInspectSummaries recognises the sample summaries of a .eval archive
+// (summaries.json) taken out of it.
+func isInspectSummaries(v any) bool {
+	m := firstObject(v)
+	_, id := m["id"]
+	_, epoch := m["epoch"]
+	_, msgs := m["messages"]
+	_, scores := m["scores"]
+	return id && epoch && !msgs && scores
+}
+
+// isInspectSample recognises one sample of a .eval archive
+// (samples/ID_epoch_N.json) taken out of it.
+func isInspectSample(v any) bool {
+	x, _ := v.(map[string]any)
+	_, id := x["id"]
+	_, epoch := x["epoch"].(json.Number)
+	_, msgs := x["messages"].([]any)
+	_, input := x["input"]
+	_, eval := x["eval"]
+	return id && epoch && msgs && input && !eval
+}
+
+// isInspectHeader recognises the header of a .eval archive (header.json,
+// _journal/start.json), which has no samples.
+func isInspectHeader(v any) bool {
+	x, _ := v.(map[string]any)
+	_, samples := x["samples"]
+	_, failed := x["error"]
+	_, eval := x["eval"].(map[string]any)
+	_, plan := x["plan"]
+	return eval && !samples && !failed && plan
+}
+
 // zipDoc is an opened .eval archive.
 type zipDoc struct {
 	r           *zip.Reader

@@ -199,7 +199,11 @@ func TestApplyEdits(t *testing.T) {
 		want string
 		ok   bool
 	}{
-		{"one", map[string]any{"oldString": "b", "newString": "B"}, "aBcb", true},
+		{"one", map[string]any{"oldString": "c", "newString": "C"}, "abCb", true},
+		// Claude Code's Edit refuses a string found more than once without
+		// replace_all: the edit was not made, so no file is known.
+		{"not unique", map[string]any{"oldString": "b", "newString": "B"}, "", false},
+		{"multi not unique", map[string]any{"edits": []any{map[string]any{"old_string": "a", "new_string": "A"}, map[string]any{"old_string": "b", "new_string": "B"}}}, "", false},
 		{"all", map[string]any{"oldString": "b", "newString": "B", "replaceAll": true}, "aBcB", true},
 		{"multi", map[string]any{"edits": []any{map[string]any{"old_string": "a", "new_string": "A"}, map[string]any{"old_string": "c", "new_string": "C"}}}, "AbCb", true},
 		{"not found", map[string]any{"oldString": "z", "newString": "Z"}, "", false},

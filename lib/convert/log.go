@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // runFields is the run event of a log: what holds for the whole run.
@@ -344,6 +345,25 @@ func (w *writer) wrote(p, text string, step int) {
 		return
 	}
 	w.files.set(name, text, step)
+}
+
+// wroteBy records what a call that writes a whole file
+// (agenttool.WrittenFile) left of it: its content, or, for text appended,
+// the file as the run left it before with the text after it. An append to
+// a file whose content the transcript never showed gives no output.
+func (w *writer) wroteBy(tool string, params map[string]any, step int) {
+	p, text, appended, ok := agenttool.WrittenFile(tool, params)
+	if !ok {
+		return
+	}
+	if name, in := w.wd.name(p); appended && in {
+		f := w.files.files[name]
+		if f == nil {
+			return
+		}
+		text = agenttool.Written(f.text, text, true)
+	}
+	w.wrote(p, text, step)
 }
 
 // close writes the outputs and flushes. A run that was never named gets

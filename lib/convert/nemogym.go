@@ -46,6 +46,14 @@ func isNemoGymLine(line []byte) bool {
 	return len(head.RCP) > 0 && head.Resp != nil && len(head.Resp.Output) > 0 && head.Resp.Output[0] == '['
 }
 
+// isNemoGymTasks recognises a line of a NeMo Gym dataset's tasks: a
+// request, with no rollout.
+func isNemoGymTasks(m map[string]json.RawMessage) bool {
+	_, req := m["responses_create_params"]
+	_, resp := m["response"]
+	return req && !resp
+}
+
 func convertNemoGymRollouts(r *bufio.Reader, w *writer) error {
 	return eachRecord(r, w, nemoGymID, convertNemoGymRollout)
 }

@@ -145,24 +145,3 @@ func TestSWECommand(t *testing.T) {
 		}
 	}
 }
-
-func TestShellWords(t *testing.T) {
-	cases := []struct {
-		in   string
-		want []string
-		ok   bool
-	}{
-		{`a  b`, []string{"a", "b"}, true},
-		{`'a b' "c\"d" e\ f`, []string{"a b", `c"d`, "e f"}, true},
-		{`"a\nb"`, []string{`a\nb`}, true},
-		{`x''y`, []string{"xy"}, true},
-		{`'open`, nil, false},
-		{`a\`, nil, false},
-	}
-	for _, c := range cases {
-		got, ok := shellWords(c.in)
-		if ok != c.ok || strings.Join(got, "|") != strings.Join(c.want, "|") {
-			t.Errorf("%q: got %q %v, want %q %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}

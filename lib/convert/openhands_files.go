@@ -3,6 +3,8 @@ package convert
 import (
 	"strconv"
 	"strings"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // An OpenHands run changes files with its editor (str_replace_editor:
@@ -195,48 +197,25 @@ func wholeContents(ed ohEdit, oldC, newC *string) bool {
 	return ok && got == *newC
 }
 
-// applyEdit does what the editor does: str_replace replaces the one
-// occurrence of old_str (none or several is a failure), insert puts
-// new_str's lines after line insert_line.
+// applyEdit does what the editor does (agenttool): str_replace replaces
+// the one occurrence of old_str (none or several is a failure), insert
+// puts new_str's lines after line insert_line.
 func applyEdit(s string, ed ohEdit) (string, bool) {
-	switch ed.command {
-	case "str_replace":
-		if ed.oldStr == nil || *ed.oldStr == "" || strings.Count(s, *ed.oldStr) != 1 {
-			return "", false
-		}
+	var out string
+	var err error
+	switch {
+	case ed.command == "str_replace" && ed.oldStr != nil:
 		nw := ""
 		if ed.newStr != nil {
 			nw = *ed.newStr
 		}
-		return strings.Replace(s, *ed.oldStr, nw, 1), true
-	case "insert":
-		if ed.newStr == nil || !ed.hasLine || ed.insertLine < 0 {
-			return "", false
-		}
-		pos := 0
-		for i := 0; i < ed.insertLine; i++ {
-			if pos >= len(s) {
-				return "", false // past the last line
-			}
-			if j := strings.IndexByte(s[pos:], '\n'); j >= 0 {
-				pos += j + 1
-			} else {
-				pos = len(s)
-			}
-		}
-		// The editor copies the lines up to insert_line as they are
-		// (a last line without its newline stays so), then each line of
-		// new_str with a newline, then the rest.
-		var b strings.Builder
-		b.WriteString(s[:pos])
-		for _, l := range strings.Split(*ed.newStr, "\n") {
-			b.WriteString(l)
-			b.WriteByte('\n')
-		}
-		b.WriteString(s[pos:])
-		return b.String(), true
+		out, err = agenttool.Replacement{Old: *ed.oldStr, New: nw}.Apply(s)
+	case ed.command == "insert" && ed.newStr != nil && ed.hasLine:
+		out, err = agenttool.Insert(s, ed.insertLine, *ed.newStr)
+	default:
+		return "", false
 	}
-	return "", false
+	return out, err == nil
 }
 
 // wholeView reads the editor's view of a whole file, "Here's the result

@@ -289,3 +289,18 @@ func (o *ohV1) action(e node, m map[string]any, ts string, meta map[string]any) 
 	_, err := o.q.call(id, stepRec{Type: "tool_call", Tool: name, Params: params, Timestamp: ts, Meta: meta})
 	return err
 }
+
+// isOHV1StateDoc recognises a document that is an OpenHands V1
+// conversation's base_state.json alone (a companion of its events).
+func isOHV1StateDoc(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && isOHV1State(m)
+}
+
+// isOHV1State recognises an OpenHands V1 conversation's base_state.json.
+func isOHV1State(m map[string]any) bool {
+	_, agent := m["agent"].(map[string]any)
+	_, workspace := m["workspace"]
+	_, persist := m["persistence_dir"]
+	return agent && workspace && persist
+}

@@ -565,9 +565,7 @@ func (o *otel) tool(s *otelSpan, agent string) error {
 		Nondeterministic: !agenttool.WorkspaceOnly(name)}
 	idx, err := o.q.add(step)
 	if err == nil && s.status != "error" && out != nil {
-		if p, text, ok := agenttool.WrittenFile(name, params); ok {
-			o.w.wrote(p, text, idx)
-		}
+		o.w.wroteBy(name, params, idx)
 	}
 	return err
 }

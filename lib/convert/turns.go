@@ -2,7 +2,6 @@ package convert
 
 import (
 	"github.com/contextsubstrate/ctx/lib/pack"
-	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 // maxWaiting bounds how many steps may wait behind a tool call whose result
@@ -156,9 +155,7 @@ func (q *steps) result(id string, r callResult) (int, error) {
 		q.answered(&e.step)
 	}
 	if !r.IsError && r.Outcome == "" {
-		if p, text, ok := agenttool.WrittenFile(e.step.Tool, e.step.Params); ok {
-			q.w.wrote(p, text, e.index)
-		}
+		q.w.wroteBy(e.step.Tool, e.step.Params, e.index)
 	}
 	return e.index, q.flush()
 }

@@ -156,6 +156,7 @@ type builder struct {
 	earliest             string
 	earliestT            time.Time
 	sawPrompts, sawSteps bool
+	sawUserPrompt        bool                       // a prompt that is not a system prompt (its subject is the pack's)
 	scratch              []byte                     // the canonical form of the element being read (object)
 	parsed               map[string]json.RawMessage // the event line quickEvent split, for object
 	stored               map[string]store.Result    // content a long line streamed to the sink (bigEvent), by key
@@ -578,6 +579,41 @@ func (b *builder) addPrompt(raw json.RawMessage, i int) {
 	s, _ := b.content(obj, path, fileKeys(), true)
 	b.promptSlots = append(b.promptSlots, s)
 	b.m.Prompts = append(b.m.Prompts, Prompt{Role: role, Metadata: b.canonicalAny(obj, "metadata", path)})
+	if role != "system" && !b.sawUserPrompt {
+		b.sawUserPrompt = true
+		b.m.subject = b.promptSubject(obj)
+	}
+}
+
+// promptSubject is the subject (Subject) the first prompt that is not a
+// system prompt gives, from the bytes the log gives in the element (text
+// or base64); nil for a prompt given by path, by ref or on a line too
+// long to hold, which Subject reads back from the store.
+func (b *builder) promptSubject(obj map[string]json.RawMessage) *string {
+	keys := fileKeys()
+	if _, streamed := b.stored[keys.text]; streamed {
+		return nil
+	}
+	if _, streamed := b.stored[keys.b64]; streamed {
+		return nil
+	}
+	var text string
+	var data []byte
+	if raw, ok := obj[keys.text]; ok && !isNull(raw) && json.Unmarshal(raw, &text) == nil {
+		data = []byte(text)
+	} else if raw, ok := obj[keys.b64]; ok && !isNull(raw) && json.Unmarshal(raw, &text) == nil {
+		var err error
+		if data, err = decodeBase64(text); err != nil {
+			return nil
+		}
+	} else {
+		return nil
+	}
+	subject := ""
+	if len(data) <= maxSubjectPrompt {
+		subject = clipLine(string(firstLine(data)))
+	}
+	return &subject
 }
 
 func (b *builder) addInput(raw json.RawMessage, i int) {

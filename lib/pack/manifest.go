@@ -40,6 +40,10 @@ type Manifest struct {
 	// streams them into the stored manifest. NumSteps and Tools answer for
 	// either form; Release removes the file.
 	spill *stepSpill
+	// subject, when set, is the subject the first prompt that is not a
+	// system prompt gives, as the build read it (Subject need not read
+	// the prompt back from the store).
+	subject *string
 }
 
 // NumSteps is the number of steps, wherever they are held.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -378,4 +379,52 @@ func SaveLogs(st *store.Store, logs *Logs, opts SaveOptions, each func(*Result, 
 	s := saver
 	saver = nil
 	return hand(s.Close())
+}
+
+// errStopped ends a writer whose logs SaveWritten stopped reading.
+var errStopped = errors.New("the pack stopped reading the log")
+
+// SaveWritten is ctx convert | ctx pack - in one process: write writes
+// logs (a converter, a recorder's session) and SaveLogs stores them as
+// they come, through a pipe, so no log is ever whole in memory or in a
+// file. write's own error comes first: the log it cut short is never
+// stored (the build meets the converter's error event, or the end of
+// its input where the log goes on). When storing fails first, write is
+// stopped at its next write and the store's error is returned.
+func SaveWritten(st *store.Store, write func(io.Writer) error, opts SaveOptions, each func(*Result, Published) error) error {
+	pr, pw := io.Pipe()
+	w := &stoppable{w: pw}
+	done := make(chan error, 1)
+	go func() {
+		err := write(w)
+		pw.CloseWithError(err)
+		done <- err
+	}()
+	err := SaveLogs(st, NewLogs(pr), opts, each)
+	if err != nil {
+		pr.CloseWithError(errStopped)
+	} else {
+		// The logs are read to their end; anything after it (blank
+		// lines) is drained, so write returns.
+		_, _ = io.Copy(io.Discard, pr)
+	}
+	if werr := <-done; werr != nil && !w.stopped.Load() {
+		return werr
+	}
+	return err
+}
+
+// stoppable is the writing end of SaveWritten's pipe; stopped says a
+// write failed because the reading end stopped.
+type stoppable struct {
+	w       *io.PipeWriter
+	stopped atomic.Bool
+}
+
+func (s *stoppable) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if errors.Is(err, errStopped) {
+		s.stopped.Store(true)
+	}
+	return n, err
 }

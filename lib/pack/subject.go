@@ -20,11 +20,16 @@ const maxSubjectPrompt = 16 << 20
 // Subject is what ctx log shows to tell packs apart, like git log's
 // subject line: the run's task id (RunTask), else the first non-blank
 // line of its first prompt that is not a system prompt, clipped to
-// MaxSubject characters; "" when there is neither (or the
-// prompt cannot be read). The prompt's bytes are verified as they are read.
+// MaxSubject characters; "" when there is neither (or the prompt cannot be
+// read). A manifest just built has the prompt's line from the build, when
+// the log gave the prompt's bytes; otherwise the prompt is read from the
+// store, its bytes verified as they are read.
 func Subject(st *store.Store, m *Manifest) string {
 	if t := m.RunTask(); t != nil {
 		return clipLine(t.ID)
+	}
+	if m.subject != nil {
+		return *m.subject
 	}
 	for _, p := range m.Prompts {
 		if p.Role == "system" {

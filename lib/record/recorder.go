@@ -207,37 +207,31 @@ func (r *Recorder) pack(id string) {
 	}
 }
 
-// store converts a trace into a log, through a pipe, straight into
-// pack.Save: the log is never whole anywhere.
+// store converts a trace into a log and packs it as it is written
+// (pack.SaveWritten): the log is never whole anywhere.
 func (r *Recorder) store(t *convert.OTelTrace) (Packed, error) {
-	pr, pw := io.Pipe()
 	var res convert.OTelResult
-	var convErr error
-	done := make(chan struct{})
 	meta := map[string]any{}
 	if n := r.recv.refused(); n > 0 {
 		// The receiver refused requests while this trace came: some of
 		// its spans may be among them.
 		meta["refused_requests"] = n
 	}
-	go func() {
-		defer close(done)
-		res, convErr = t.Convert(pw, convert.Options{
+	opts := r.opts.Save
+	opts.Source = "trace " + t.ID
+	var pub pack.Published
+	err := pack.SaveWritten(r.opts.Store, func(w io.Writer) error {
+		var err error
+		res, err = t.Convert(w, convert.Options{
 			Model: r.opts.Model,
 			Warn:  func(s string) { r.opts.Warn(fmt.Sprintf("trace %s: %s", t.ID, s)) },
 			Note:  func(s string) { r.opts.Note(fmt.Sprintf("trace %s: %s", t.ID, s)) },
 		}, meta)
-		pw.CloseWithError(convErr)
-	}()
-	opts := r.opts.Save
-	opts.Source = "trace " + t.ID
-	_, pub, err := pack.Save(r.opts.Store, pr, opts)
-	// Whatever Save left unread is drained, so the conversion ends.
-	_, _ = io.Copy(io.Discard, pr)
-	<-done
-	if convErr != nil {
-		return Packed{}, convErr
-	}
+		return err
+	}, opts, func(_ *pack.Result, p pack.Published) error {
+		pub = p
+		return nil
+	})
 	var syntax *pack.SyntaxError
 	if errors.As(err, &syntax) {
 		// The log is ctx record's own, never seen by the user: a line and

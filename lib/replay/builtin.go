@@ -53,7 +53,7 @@ func runBuiltin(k agenttool.Kind, c *call) error {
 		if _, raw, _ := c.p.find([]string{"edits"}); raw != nil {
 			return multiEditTool(c)
 		}
-		return editTool(c)
+		return editTool(c, false)
 	case agenttool.MultiEdit:
 		return multiEditTool(c)
 	case agenttool.Editor:
@@ -393,60 +393,49 @@ func readWhole(ws *Workspace, rel string) (string, error) {
 	return string(b), nil
 }
 
-// edit is one replacement of an edit tool.
+// edit is one replacement of an edit tool, with the parameter that gave
+// the string to replace (for messages).
 type edit struct {
-	oldKey, old, new string
-	all              bool
+	oldKey string
+	agenttool.Replacement
 }
 
-// apply replaces e.old in s: exactly once, or everywhere with all. Like
-// the frameworks' edit tools, it refuses a string that is absent or not
-// unique, rather than guess which occurrence was meant.
-func (e edit) apply(s, rel string) (string, error) {
-	if e.old == "" {
-		return "", fmt.Errorf("parameter %s: empty; nothing to replace in %s", e.oldKey, rel)
-	}
-	n := strings.Count(s, e.old)
-	switch {
-	case n == 0:
-		return "", fmt.Errorf("%s: %s not found", rel, e.oldKey)
-	case n > 1 && !e.all:
-		return "", fmt.Errorf("%s: %s occurs %d times; give more context or replace_all", rel, e.oldKey, n)
-	}
-	if e.all {
-		return strings.ReplaceAll(s, e.old, e.new), nil
-	}
-	return strings.Replace(s, e.old, e.new, 1), nil
-}
-
-func readEdit(p params) (edit, error) {
+// readEdit reads a replacement; an editor's (newOptional) may leave out
+// the new string, which is then empty, as OpenHands' and Anthropic's
+// editors take it.
+func readEdit(p params, newOptional bool) (edit, error) {
 	var e edit
 	var err error
-	if e.oldKey, e.old, err = p.need("string to replace", agenttool.OldKeys()); err != nil {
+	if e.oldKey, e.Old, err = p.need("string to replace", agenttool.OldKeys()); err != nil {
 		return e, err
 	}
-	if _, e.new, err = p.need("replacement", agenttool.NewKeys()); err != nil {
+	if newOptional {
+		_, e.New, _, err = p.str(agenttool.NewKeys())
+	} else {
+		_, e.New, err = p.need("replacement", agenttool.NewKeys())
+	}
+	if err != nil {
 		return e, err
 	}
-	e.all, err = p.boolean([]string{"replace_all"})
+	e.All, err = p.boolean([]string{"replace_all"})
 	return e, err
 }
 
 // editTool replaces a string in a file: "File edited: PATH". An empty
 // string to replace creates a file that does not exist yet, as Claude
-// Code's Edit does.
-func editTool(c *call) error {
+// Code's Edit does. editor is the str_replace command of an editor.
+func editTool(c *call, editor bool) error {
 	rel, given, err := c.filePath()
 	if err != nil {
 		return err
 	}
-	e, err := readEdit(c.p)
+	e, err := readEdit(c.p, editor)
 	if err != nil {
 		return err
 	}
-	if e.old == "" {
+	if e.Old == "" {
 		if _, err := c.ws.root.Lstat(rel); errors.Is(err, fs.ErrNotExist) && c.ws.needs(rel, false) == nil {
-			return edited(c, rel, given, e.new)
+			return edited(c, rel, given, e.New)
 		}
 	}
 	return applyEdits(c, rel, given, []edit{e})
@@ -471,7 +460,7 @@ func multiEditTool(c *call) error {
 	}
 	edits := make([]edit, len(list))
 	for i, p := range list {
-		e, err := readEdit(p)
+		e, err := readEdit(p, false)
 		if err != nil {
 			return fmt.Errorf("edits[%d]: %v", i, err)
 		}
@@ -480,20 +469,40 @@ func multiEditTool(c *call) error {
 	return applyEdits(c, rel, given, edits)
 }
 
+// applyEdits makes the edits in rel, all or nothing (agenttool.Replace).
 func applyEdits(c *call, rel, given string, edits []edit) error {
 	s, err := readWhole(c.ws, rel)
 	if err != nil {
 		return err
 	}
+	rs := make([]agenttool.Replacement, len(edits))
 	for i, e := range edits {
-		if s, err = e.apply(s, rel); err != nil {
-			if len(edits) > 1 {
-				return fmt.Errorf("edits[%d]: %v", i, err)
-			}
-			return err
+		rs[i] = e.Replacement
+	}
+	s, i, err := agenttool.Replace(s, rs)
+	if err != nil {
+		err = editError(err, rel, edits[i].oldKey)
+		if len(edits) > 1 {
+			return fmt.Errorf("edits[%d]: %v", i, err)
 		}
+		return err
 	}
 	return edited(c, rel, given, s)
+}
+
+// editError says why an edit of rel was refused, naming the parameter of
+// the string to replace.
+func editError(err error, rel, oldKey string) error {
+	var ee *agenttool.EditError
+	switch {
+	case !errors.As(err, &ee):
+		return err
+	case ee.Empty:
+		return fmt.Errorf("parameter %s: empty; nothing to replace in %s", oldKey, rel)
+	case ee.Count == 0:
+		return fmt.Errorf("%s: %s not found", rel, oldKey)
+	}
+	return fmt.Errorf("%s: %s occurs %d times; give more context or replace_all", rel, oldKey, ee.Count)
 }
 
 // edited writes the edited content of rel and says so.
@@ -518,14 +527,15 @@ func editorTool(c *call) error {
 	case "create":
 		return writeTool(c, agenttool.EditorCreateKeys())
 	case "str_replace":
-		return editTool(c)
+		return editTool(c, true)
 	case "insert":
 		return insertTool(c)
 	}
 	return fmt.Errorf("parameter %s: %q is not supported by the built-in editor (view, create, str_replace, insert)", key, cmd)
 }
 
-// insertTool inserts text after line insert_line (0: at the top).
+// insertTool inserts text after line insert_line (0: at the top), as
+// agenttool.Insert says.
 func insertTool(c *call) error {
 	rel, given, err := c.filePath()
 	if err != nil {
@@ -538,10 +548,7 @@ func insertTool(c *call) error {
 	if !ok {
 		return errors.New("parameters: no insert_line")
 	}
-	if at < 0 {
-		return fmt.Errorf("parameter %s: %d is negative", key, at)
-	}
-	_, text, err := c.p.need("text to insert", []string{"new_str", "insert_text", "text"})
+	_, text, err := c.p.need("text to insert", agenttool.InsertKeys())
 	if err != nil {
 		return err
 	}
@@ -549,24 +556,19 @@ func insertTool(c *call) error {
 	if err != nil {
 		return err
 	}
-	pos := 0
-	for i := int64(0); i < at; i++ {
-		if pos >= len(s) {
-			return fmt.Errorf("parameter %s: %s has fewer than %d lines", key, rel, at)
-		}
-		if j := strings.IndexByte(s[pos:], '\n'); j >= 0 {
-			pos += j + 1
-		} else {
-			pos = len(s)
-		}
+	// No file an edit reads has more lines than bytes: the bounds keep
+	// the line an int without changing what it means.
+	s, err = agenttool.Insert(s, int(min(max(at, -1), maxEditSize+1)), text)
+	var ie *agenttool.InsertError
+	switch {
+	case errors.As(err, &ie) && ie.Line < 0:
+		return fmt.Errorf("parameter %s: %d is negative", key, at)
+	case errors.As(err, &ie):
+		return fmt.Errorf("parameter %s: %s has fewer than %d lines", key, rel, at)
+	case err != nil:
+		return err
 	}
-	if !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	if pos == len(s) && pos > 0 && s[pos-1] != '\n' {
-		text = "\n" + text
-	}
-	return edited(c, rel, given, s[:pos]+text+s[pos:])
+	return edited(c, rel, given, s)
 }
 
 // shellTool runs the command with /bin/sh -c in the workspace; its output

@@ -189,11 +189,16 @@ func TestInsertAtTopAndEnd(t *testing.T) {
 	if _, err := runTool(t, ws, "str_replace_editor", `{"command":"insert","path":"f","insert_line":0,"new_str":"top"}`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runTool(t, ws, "str_replace_editor", `{"command":"insert","path":"f","insert_line":3,"new_str":"end\n"}`); err != nil {
+	// After the last line, which has no newline: the text runs on from it,
+	// as OpenHands' editor writes it (agenttool.Insert).
+	if _, err := runTool(t, ws, "str_replace_editor", `{"command":"insert","path":"f","insert_line":3,"new_str":"end"}`); err != nil {
 		t.Fatal(err)
 	}
-	if got := readWS(t, ws, "f"); got != "top\na\nb\nend\n" {
+	if got := readWS(t, ws, "f"); got != "top\na\nbend\n" {
 		t.Errorf("f holds %q", got)
+	}
+	if _, err := runTool(t, ws, "str_replace_editor", `{"command":"insert","path":"f","insert_line":4,"new_str":"x"}`); err == nil {
+		t.Error("an insert after line 4 of a file of 3 lines was made")
 	}
 }
 

@@ -20,7 +20,7 @@ func TestDocsListEveryBuiltin(t *testing.T) {
 	for name := range agenttool.Builtins() {
 		names = append(names, name)
 	}
-	for _, keys := range [][]string{agenttool.FilePathKeys(), agenttool.DirPathKeys(), agenttool.ContentKeys(), agenttool.OldKeys(), agenttool.NewKeys(), agenttool.PatternKeys(), agenttool.CommandKeys()} {
+	for _, keys := range [][]string{agenttool.FilePathKeys(), agenttool.DirPathKeys(), agenttool.ContentKeys(), agenttool.OldKeys(), agenttool.NewKeys(), agenttool.PatternKeys(), agenttool.CommandKeys(), agenttool.InsertKeys()} {
 		names = append(names, keys...)
 	}
 	// SWE-agent's commands and their parameters.

@@ -64,12 +64,12 @@ type sweExec struct {
 
 func (e sweExec) version(context.Context) (string, bool) { return e.ver, e.ver != "" }
 
-// sweInvocation is a command's arguments and, for a line-range edit, the
-// lines of its text up to end_of_edit.
+// sweInvocation is a command's arguments and, for a line-range edit, its
+// text up to end_of_edit.
 type sweInvocation struct {
 	args    []string
-	body    []string
-	hasBody bool
+	text    string
+	hasText bool
 }
 
 func (e sweExec) run(c *call) error {
@@ -88,7 +88,8 @@ func (e sweExec) run(c *call) error {
 // sweParse reads a step's parameters: a command line (text actions:
 // {"command": "open a.py 12"}, with or without the command's name; a
 // line-range edit with its text on the following lines up to
-// end_of_edit), or the named arguments of a function call.
+// end_of_edit), read as agenttool.ReadSWELine reads it, or the named
+// arguments of a function call.
 func sweParse(cmd string, p params) (sweInvocation, error) {
 	var inv sweInvocation
 	for _, k := range []string{"command", "cmd", "args", "arguments"} {
@@ -97,20 +98,15 @@ func sweParse(cmd string, p params) (sweInvocation, error) {
 		if !ok || json.Unmarshal(raw, &line) != nil {
 			continue
 		}
-		line = strings.TrimSpace(line)
-		if words, rest, ok := heredocEdit(line); ok && cmd == "edit" {
-			inv.args, inv.hasBody = words, true
-			inv.body = untilEnd(strings.Split(rest, "\n"))
-			return inv, nil
-		}
-		all, err := shellWords(line)
-		if err != nil {
+		l, ok := agenttool.ReadSWELine(line, cmd)
+		if !ok || l.Name != cmd {
+			_, err := agenttool.ShellWords(line)
+			if err == nil {
+				err = errors.New("not one command with its words")
+			}
 			return inv, fmt.Errorf("parameter %s: %v; only a shell step runs that", k, err)
 		}
-		if len(all) > 0 && all[0] == cmd {
-			all = all[1:]
-		}
-		inv.args = all
+		inv.args, inv.text, inv.hasText = l.Args, l.Text, l.HasText
 		return inv, nil
 	}
 	names := agenttool.SWEArgNames(cmd)
@@ -124,9 +120,9 @@ func sweParse(cmd string, p params) (sweInvocation, error) {
 				return inv, fmt.Errorf("parameters: a line-range edit needs %s and %s", start, end)
 			}
 			text, _ := pyArgs(p, []string{replacement})
-			inv.args, inv.hasBody = []string{a[0] + ":" + a[1]}, true
+			inv.args, inv.hasText = []string{a[0] + ":" + a[1]}, true
 			if len(text) == 1 {
-				inv.body = untilEnd(strings.Split(text[0], "\n"))
+				inv.text = agenttool.SWEEditText(text[0])
 			}
 			return inv, nil
 		default:
@@ -138,46 +134,13 @@ func sweParse(cmd string, p params) (sweInvocation, error) {
 	return inv, err
 }
 
-// heredocEdit reads a line-range edit given as text: "edit 4:4" (or
-// "4:4") on the first line, its text on the following ones up to
-// end_of_edit. It returns the range and the rest.
-func heredocEdit(line string) ([]string, string, bool) {
-	first, rest, multi := strings.Cut(line, "\n")
-	words, err := shellWords(first)
-	if err == nil && len(words) > 0 && words[0] == "edit" {
-		words = words[1:]
-	}
-	if err != nil || !multi || len(words) != 1 || !strings.Contains(words[0], ":") {
-		return nil, "", false
-	}
-	return words, rest, true
-}
-
 // sweCommandName is the SWE-agent command a command line runs, when it is
 // one command with its arguments (or a line-range edit with its text).
 func sweCommandName(line string) string {
-	line = strings.TrimSpace(line)
-	if _, _, ok := heredocEdit(line); ok && strings.HasPrefix(line, "edit") {
-		return "edit"
-	}
-	if words, err := shellWords(line); err == nil && len(words) > 0 {
-		return words[0]
+	if l, ok := agenttool.ReadSWELine(line, ""); ok {
+		return l.Name
 	}
 	return ""
-}
-
-// untilEnd is the lines a heredoc delivers before end_of_edit, as the
-// tool reads them with input(); a final empty line is the text's newline.
-func untilEnd(lines []string) []string {
-	for i, l := range lines {
-		if l == "end_of_edit" {
-			return lines[:i]
-		}
-	}
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		return lines[:n-1]
-	}
-	return lines
 }
 
 // pyArgs renders named arguments as SWE-agent puts them on the command
@@ -306,7 +269,7 @@ func (f *sweFile) lineRange() (int, int) {
 func (f *sweFile) windowText(numbers, status, around bool) string {
 	start, end := f.lineRange()
 	all := strings.Split(f.text, "\n")
-	i, j := pySlice(len(all), start, end+1)
+	i, j := agenttool.PySlice(len(all), start, end+1)
 	var out []string
 	if status {
 		out = append(out, fmt.Sprintf("[File: %s (%d lines total)]", f.show, f.lines()))
@@ -345,16 +308,10 @@ func (f *sweFile) shown(c *call, before string) string {
 	return ""
 }
 
-// setWindowText replaces the lines from..to (from 0, inclusive) with text.
+// setWindowText replaces the lines from..to (from 0, inclusive) with text
+// (agenttool.SWESetLines).
 func (f *sweFile) setWindowText(text string, from, to int) error {
-	all := strings.Split(f.text, "\n")
-	var repl []string
-	if text != "" {
-		repl = strings.Split(text, "\n")
-	}
-	i, j := pySlice(len(all), from, to+1)
-	out := append(append(append([]string(nil), all[:i]...), repl...), all[j:]...)
-	return f.write(strings.Join(out, "\n"))
+	return f.write(agenttool.SWESetLines(f.text, from, to, text))
 }
 
 // do runs the command and returns what it printed.
@@ -407,7 +364,7 @@ func (e sweExec) open(c *call, args []string) (string, error) {
 	var out string
 	line := f.st.first
 	if len(args) > 1 {
-		n, ok := pyInt(args[1])
+		n, ok := agenttool.PyInt(args[1])
 		switch {
 		case !ok:
 			return "Usage: open \"<file>\" [<line_number>]\nError: <line_number> must be a number\n", nil
@@ -433,7 +390,7 @@ func (e sweExec) goTo(c *call, args []string) (string, error) {
 	case len(args) == 0:
 		return "Usage: goto <line>\n", nil
 	}
-	n, ok := pyInt(args[0])
+	n, ok := agenttool.PyInt(args[0])
 	if !ok {
 		return "Usage: goto <line>\nError: <line> must be a number\n", nil
 	}
@@ -509,7 +466,7 @@ const (
 // line-range edit. Neither runs flake8 as SWE-agent does: an edit it
 // refused for a syntax error is applied here, and diverges.
 func (e sweExec) edit(c *call, inv sweInvocation) (string, error) {
-	if inv.hasBody || len(inv.args) == 1 && regexp.MustCompile(`^\s*[-+]?\d+\s*:`).MatchString(inv.args[0]) {
+	if inv.hasText || len(inv.args) == 1 && regexp.MustCompile(`^\s*[-+]?\d+\s*:`).MatchString(inv.args[0]) {
 		return e.editRange(c, inv)
 	}
 	if len(inv.args) < 2 {
@@ -588,18 +545,14 @@ func (e sweExec) editRange(c *call, inv sweInvocation) (string, error) {
 	if len(inv.args) == 0 {
 		return sweRange, nil
 	}
-	parts := strings.Split(inv.args[0], ":")
-	from, ok1 := 0, len(parts) == 2
-	to, ok2 := 0, ok1
-	if ok1 {
-		from, ok1 = pyInt(parts[0])
-		to, ok2 = pyInt(parts[1])
-	}
-	if !ok1 || !ok2 {
+	from, to, ok := agenttool.SWERange(inv.args[0])
+	if !ok {
 		return sweRange, nil
 	}
-	text := strings.Join(inv.body, "\n")
-	if !inv.hasBody && len(inv.args) > 1 {
+	text := inv.text
+	if !inv.hasText && len(inv.args) > 1 {
+		// The text as an argument of the command line: the tool drops its
+		// last newline.
 		text = strings.TrimSuffix(inv.args[1], "\n")
 	}
 	if err := f.setWindowText(text, from-1, to-1); err != nil {
@@ -618,7 +571,7 @@ func (e sweExec) insert(c *call, args []string) (string, error) {
 	text, line, hasLine := args[0], 0, len(args) > 1
 	if hasLine {
 		var ok bool
-		if line, ok = pyInt(args[1]); !ok {
+		if line, ok = agenttool.PyInt(args[1]); !ok {
 			return "", fmt.Errorf("insert: line %q is not a number", args[1])
 		}
 	}

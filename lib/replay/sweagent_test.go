@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/contextsubstrate/ctx/lib/pack/agenttool"
 )
 
 func TestPythonHelpers(t *testing.T) {
@@ -18,13 +19,6 @@ func TestPythonHelpers(t *testing.T) {
 	}{{"", 0}, {"a", 1}, {"a\n", 1}, {"a\n\n", 2}, {"a\nb", 2}, {"a\fb\n", 2}, {"a\u2028b", 2}, {"\n", 1}} {
 		if got := pyLineCount(tt.text); got != tt.n {
 			t.Errorf("pyLineCount(%q) = %d; want %d", tt.text, got, tt.n)
-		}
-	}
-	for _, tt := range []struct{ n, i, j, wi, wj int }{
-		{10, 3, 4, 3, 4}, {10, -1, 0, 9, 9}, {10, 0, 100, 0, 10}, {10, 12, 13, 10, 10}, {10, 5, 2, 5, 5}, {10, -20, 3, 0, 3},
-	} {
-		if i, j := pySlice(tt.n, tt.i, tt.j); i != tt.wi || j != tt.wj {
-			t.Errorf("pySlice(%d, %d, %d) = %d, %d; want %d, %d", tt.n, tt.i, tt.j, i, j, tt.wi, tt.wj)
 		}
 	}
 	for _, tt := range []struct{ s, want string }{
@@ -40,41 +34,6 @@ func TestPythonHelpers(t *testing.T) {
 	} {
 		if got := pyPath(tt.p); got != tt.want {
 			t.Errorf("pyPath(%q) = %q; want %q", tt.p, got, tt.want)
-		}
-	}
-	for _, tt := range []struct {
-		s  string
-		n  int
-		ok bool
-	}{{"12", 12, true}, {" -3 ", -3, true}, {"+4", 4, true}, {"1_000", 1000, true}, {"1__0", 0, false}, {"_1", 0, false}, {"1.0", 0, false}, {"", 0, false}, {"--1", 0, false}} {
-		if n, ok := pyInt(tt.s); n != tt.n || ok != tt.ok {
-			t.Errorf("pyInt(%q) = %d, %v; want %d, %v", tt.s, n, ok, tt.n, tt.ok)
-		}
-	}
-}
-
-func TestShellWords(t *testing.T) {
-	for _, tt := range []struct {
-		line string
-		want []string
-		err  bool
-	}{
-		{`open tests/a.py 12`, []string{"open", "tests/a.py", "12"}, false},
-		{`edit 'def f(a: int) -> int' 'def f(a: int) -> int:' False`, []string{"edit", "def f(a: int) -> int", "def f(a: int) -> int:", "False"}, false},
-		{`find_file "missing colon.py"`, []string{"find_file", "missing colon.py"}, false},
-		{`search_dir "a\"b" src\ dir`, []string{"search_dir", `a"b`, "src dir"}, false},
-		{"insert 'two\nlines'", []string{"insert", "two\nlines"}, false},
-		{`''`, []string{""}, false},
-		{`open a.py; rm -rf /`, nil, true},
-		{`open $HOME/a.py`, nil, true},
-		{`open "$(id)"`, nil, true},
-		{`open 'unterminated`, nil, true},
-		{`goto 3 > out`, nil, true},
-		{"open a.py\nrm -rf /", nil, true},
-	} {
-		got, err := shellWords(tt.line)
-		if (err != nil) != tt.err || !tt.err && !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("shellWords(%q) = %q, %v; want %q (error: %v)", tt.line, got, err, tt.want, tt.err)
 		}
 	}
 }
@@ -235,7 +194,7 @@ func TestSWEEdits(t *testing.T) {
 		{"edit", `{"command": "edit 1:1\ndef f(a):\nend_of_edit"}`, "File updated. Please review the changes and make sure they are correct\n" +
 			"(correct indentation, no duplicate lines, etc). Edit the file again if necessary.\n[File: ./m.py (5 lines total)]\n1:def f(a):\n",
 			"def f(a):\n    return 1\n\ndef g(a):\n    return 1\n"},
-		{"edit", `{"start_line": 3, "end_line": 3, "replacement_text": "# two\n# lines\n"}`, "File updated.",
+		{"edit", `{"start_line": 3, "end_line": 3, "replacement_text": "# two\n# lines"}`, "File updated.",
 			"def f(a):\n    return 1\n# two\n# lines\ndef g(a):\n    return 1\n"},
 		{"edit", `{"command": "edit x:y\nz\nend_of_edit"}`, sweRange, ""},
 		{"insert", `{"text": "# end"}`, "[File: ./m.py (7 lines total)]\n1:def f(a):\n", "def f(a):\n    return 1\n# two\n# lines\ndef g(a):\n    return 1\n# end"},
@@ -317,7 +276,7 @@ func TestSWEAgainstRecording(t *testing.T) {
 	shown := func(obs string) {
 		for _, l := range strings.Split(norm(obs), "\n") {
 			if n, text, ok := strings.Cut(l, ":"); ok {
-				if k, ok := pyInt(n); ok && k >= 1 && k <= len(lines) {
+				if k, ok := agenttool.PyInt(n); ok && k >= 1 && k <= len(lines) {
 					lines[k-1] = text
 				}
 			}

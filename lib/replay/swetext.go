@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,31 +48,6 @@ func pyUniversal(b []byte) (string, error) {
 	}
 	s := strings.ReplaceAll(string(b), "\r\n", "\n")
 	return strings.ReplaceAll(s, "\r", "\n"), nil
-}
-
-// pySlice normalises the bounds of a[i:j] for a list of length n as Python
-// does: negative counts from the end, then both clamped, j never before i.
-func pySlice(n, i, j int) (int, int) {
-	norm := func(x int) int {
-		if x < 0 {
-			x += n
-		}
-		return max(0, min(x, n))
-	}
-	i, j = norm(i), norm(j)
-	return i, max(i, j)
-}
-
-// pyInt is Python's int() of a string: surrounding white space, a sign,
-// digits with single underscores between them.
-func pyInt(s string) (int, bool) {
-	s = strings.TrimSpace(s)
-	t := strings.TrimLeft(s, "+-")
-	if len(s)-len(t) > 1 || t == "" || t[0] == '_' || t[len(t)-1] == '_' || strings.Contains(t, "__") {
-		return 0, false
-	}
-	n, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
-	return n, err == nil
 }
 
 // pyRepr is repr() of a str: in single quotes unless the text holds a
@@ -130,73 +104,6 @@ func pyPath(p string) string {
 		return "."
 	}
 	return s
-}
-
-// shellWords splits a command line into words as a POSIX shell does, with
-// quotes and backslashes but no expansion. A line that needs more of the
-// shell than words (;, |, &, redirections, $, backquotes, a second command
-// on another line) is refused: only a shell step can run it.
-func shellWords(s string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	in := false // inside a word
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\n':
-			return nil, errors.New("a newline outside quotes starts another command")
-		case c == ' ' || c == '\t':
-			if in {
-				words = append(words, w.String())
-				w.Reset()
-				in = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("an unterminated single quote")
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			in = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				switch {
-				case s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0:
-					if s[i+1] != '\n' {
-						w.WriteByte(s[i+1])
-					}
-					i++
-				case s[i] == '$' || s[i] == '`':
-					return nil, fmt.Errorf("%q expands inside double quotes", s[i])
-				default:
-					w.WriteByte(s[i])
-				}
-			}
-			if i >= len(s) {
-				return nil, errors.New("an unterminated double quote")
-			}
-			in = true
-		case c == '\\':
-			if i+1 < len(s) {
-				if s[i+1] != '\n' {
-					w.WriteByte(s[i+1])
-					in = true
-				}
-				i++
-			}
-		case strings.IndexByte(";&|<>$`(){}", c) >= 0 || c == '#' && !in:
-			return nil, fmt.Errorf("%q is shell syntax", c)
-		default:
-			w.WriteByte(c)
-			in = true
-		}
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	return words, nil
 }
 
 // grepBRE compiles a grep basic regular expression (GNU grep's, with \+,

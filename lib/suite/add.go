@@ -247,51 +247,67 @@ func readUnit(st *store.Store, u *unit, opts AddOptions) ([]*found, bool, error)
 	if isLog {
 		return packLogs(st, u, f, root, opts)
 	}
-	// A transcript: converted into a scratch file, then packed from it as
-	// ctx convert | ctx pack - would.
-	tmp, err := st.Scratch()
-	if err != nil {
-		return nil, false, err
-	}
-	defer tmp.Close()
+	// A transcript: converted and packed as it is converted, as ctx
+	// convert | ctx pack - would (pack.SaveWritten).
 	var warnings []string
-	_, cerr := convert.Convert(f, f, tmp, convert.Options{Model: opts.Model,
-		Warn: func(s string) { warnings = append(warnings, s) }})
+	var cerr error // the conversion's own
+	got, err := packRuns(st, u, func(each func(*pack.Result, pack.Published) error) error {
+		return pack.SaveWritten(st, func(w io.Writer) error {
+			_, cerr = convert.Convert(f, f, w, convert.Options{Model: opts.Model,
+				Warn: func(s string) { warnings = append(warnings, s) }})
+			return cerr
+		}, saveOptions(st, u, root, opts), each)
+	})
 	var ue *convert.UndetectedError
+	var ie *convert.InputError
 	switch {
+	case err != nil && !errors.Is(err, cerr):
+		return nil, false, err // the packing's (SaveWritten gives the conversion's as it is), which names the file
 	case errors.As(cerr, &ue) && ue.Log:
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return nil, false, err
 		}
 		return packLogs(st, u, f, root, opts)
+	case cerr != nil && len(got) > 0:
+		return nil, false, fmt.Errorf("%s: %w", u.label, cerr) // runs of it are stored: not a file to skip
 	case errors.As(cerr, &ue) && u.source != u.path:
 		return nil, true, nil // a README, a YAML of statuses
-	case errors.As(cerr, &ue):
-		return nil, false, fmt.Errorf("%s: %w", u.label, cerr)
+	case errors.As(cerr, &ie) && u.source != u.path && notJSON(u.path):
+		return nil, true, nil
 	case cerr != nil:
-		var ie *convert.InputError
-		if errors.As(cerr, &ie) && u.source != u.path && notJSON(u.path) {
-			return nil, true, nil
-		}
 		return nil, false, fmt.Errorf("%s: %w", u.label, cerr)
 	}
 	if opts.Warn != nil && len(warnings) > 0 {
 		opts.Warn(fmt.Sprintf("%s: %s (ctx convert %s says which)", u.label, text.Plural(len(warnings), "warning"), u.path))
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return nil, false, err
+	return got, false, nil
+}
+
+// saveOptions are ctx pack's options for the runs of a unit.
+func saveOptions(st *store.Store, u *unit, root string, opts AddOptions) pack.SaveOptions {
+	return pack.SaveOptions{
+		Options: pack.Options{Root: root, Strict: opts.Strict, Store: st, Warn: opts.Warn},
+		Source:  u.label, Interrupt: opts.Interrupt,
 	}
-	return packLogs(st, u, tmp, root, opts)
 }
 
 // packLogs stores every log of r as ctx pack - does (pack.SaveLogs: the
 // logs of a stream share commits), and reads each pack back as a Run.
 func packLogs(st *store.Store, u *unit, r io.Reader, root string, opts AddOptions) ([]*found, bool, error) {
+	out, err := packRuns(st, u, func(each func(*pack.Result, pack.Published) error) error {
+		return pack.SaveLogs(st, pack.NewLogs(r), saveOptions(st, u, root, opts), each)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return out, false, nil
+}
+
+// packRuns reads each pack save stores as a Run of the unit: the runs
+// stored before an error too, with it.
+func packRuns(st *store.Store, u *unit, save func(each func(*pack.Result, pack.Published) error) error) ([]*found, error) {
 	var out []*found
-	err := pack.SaveLogs(st, pack.NewLogs(r), pack.SaveOptions{
-		Options: pack.Options{Root: root, Strict: opts.Strict, Store: st, Warn: opts.Warn},
-		Source:  u.label, Interrupt: opts.Interrupt,
-	}, func(res *pack.Result, pub pack.Published) error {
+	err := save(func(res *pack.Result, pub pack.Published) error {
 		var m *pack.Manifest
 		if res != nil {
 			m = res.Manifest
@@ -302,13 +318,10 @@ func packLogs(st *store.Store, u *unit, r io.Reader, root string, opts AddOption
 		}
 		return err
 	})
-	if err != nil {
-		return nil, false, err
-	}
 	for _, f := range out {
 		f.nInSrc = len(out)
 	}
-	return out, false, nil
+	return out, err
 }
 
 // runOf reads pack h as a run of the suite: its task (pack's RunTask),

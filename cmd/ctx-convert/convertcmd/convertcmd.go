@@ -20,10 +20,6 @@ import (
 const name = "ctx-convert"
 
 func usage() cli.Usage {
-	var formats strings.Builder
-	for _, f := range convert.Formats() {
-		fmt.Fprintf(&formats, "  %-12s %s\n", f.Name, f.Summary)
-	}
 	return cli.Usage{
 		Name:     name,
 		Synopsis: "ctx convert [flags] [FILE|-]\n       ctx convert --to atif [--store DIR] PACK",
@@ -38,7 +34,7 @@ With --from auto (the default) the format is recognised
 from the content and named on stderr.
 
 Formats:
-` + formats.String() + `
+` + convert.FormatListing("  ") + `
 What the user typed becomes prompts; assistant text, model_call steps; each
 tool call a tool_call step with its result (a refused one "outcome":
 "rejected"); paths under the run's directory become relative; the rest is
@@ -86,7 +82,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.from, "from", "auto", "the transcript's `format`: auto, "+strings.Join(convert.FormatNames(), ", "))
 	fs.StringVar(&c.model, "model", "", "model identifier `ID` for transcripts that name none")
 	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample, each sample and epoch a log of its own (default all)")
-	fs.StringVar(&c.record, "record", "", "OpenHands output.jsonl, NeMo Gym rollouts: convert only the record `ID` (instance_id, TASK:ROLLOUT, or #N by place; default: every record, each a log of its own)")
+	fs.StringVar(&c.record, "record", "", strings.Join(convert.RecordFiles(), ", ")+": convert only the record `ID` (instance_id, TASK:ROLLOUT, or #N by place; default: every record, each a log of its own)")
 	fs.StringVar(&c.maxExpanded, "max-expanded", convert.FormatSize(convert.DefaultMaxExpanded), "stop when a gzip input or a zip member expands past `SIZE` (64M, 2G)")
 	fs.StringVar(&c.to, "to", "log", "what to write: log (an execution log, from a transcript) or atif (an ATIF trajectory, from a pack)")
 	cli.StoreFlag(fs, &c.store)

@@ -133,6 +133,9 @@ func OldKeys() []string { return []string{"old_string", "old_str", "old_text", "
 // NewKeys name its replacement.
 func NewKeys() []string { return []string{"new_string", "new_str", "new_text", "newText"} }
 
+// InsertKeys name the text an editor's insert command inserts.
+func InsertKeys() []string { return []string{"new_str", "insert_text", "text"} }
+
 // PatternKeys name a glob tool's pattern.
 func PatternKeys() []string { return []string{"pattern", "glob_pattern", "glob"} }
 
@@ -203,27 +206,34 @@ func Said(tool string, params map[string]any) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	appended := false
-	switch a := params["append"].(type) {
-	case nil:
-	case bool:
-		appended = a
-	case string:
-		b, err := strconv.ParseBool(a)
-		if err != nil {
-			return "", false
-		}
-		appended = b
-	default:
+	appended, ok := appendParam(params)
+	if !ok {
 		return "", false
 	}
 	return Wrote(given, len(body), appended), true
 }
 
+// appendParam reads a writer's append parameter: a boolean, or a string
+// strconv.ParseBool reads, as replay takes it; absent is false.
+func appendParam(params map[string]any) (appended, ok bool) {
+	switch a := params["append"].(type) {
+	case nil:
+		return false, true
+	case bool:
+		return a, true
+	case string:
+		b, err := strconv.ParseBool(a)
+		return b, err == nil
+	}
+	return false, false
+}
+
 // WrittenFile recognises a call that writes a whole file and says which
 // and with what: the writers, and the create command of the editors (and
-// of edit tools given one), by any of their names in any case.
-func WrittenFile(tool string, params map[string]any) (p, text string, ok bool) {
+// of edit tools given one), by any of their names in any case. appended
+// says the text was added to the end of the file (Written says what the
+// file then holds).
+func WrittenFile(tool string, params map[string]any) (p, text string, appended, ok bool) {
 	k, known := Lookup(tool)
 	if !known {
 		lower := strings.ToLower(tool)
@@ -234,20 +244,23 @@ func WrittenFile(tool string, params map[string]any) (p, text string, ok bool) {
 	contentKeys := ContentKeys()
 	switch k {
 	case Write:
+		if appended, ok = appendParam(params); !ok {
+			return "", "", false, false
+		}
 	case Editor, Edit:
 		if c, _ := params["command"].(string); c != "create" {
-			return "", "", false
+			return "", "", false, false
 		}
 		contentKeys = EditorCreateKeys()
 	default:
-		return "", "", false
+		return "", "", false, false
 	}
 	_, p, ok = Param(params, FilePathKeys())
 	if !ok || p == "" || strings.HasSuffix(p, "/") || path.Base(p) == "." {
-		return "", "", false
+		return "", "", false, false
 	}
 	if _, text, ok = Param(params, contentKeys); !ok {
-		return "", "", false
+		return "", "", false, false
 	}
-	return p, text, true
+	return p, text, appended, true
 }

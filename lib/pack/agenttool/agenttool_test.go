@@ -24,7 +24,7 @@ func TestWrittenFile(t *testing.T) {
 		{"write_file", map[string]any{"path": "dir/", "content": "x"}, "", false},
 	}
 	for _, c := range cases {
-		p, _, ok := WrittenFile(c.tool, c.params)
+		p, _, _, ok := WrittenFile(c.tool, c.params)
 		if p != c.path || ok != c.ok {
 			t.Errorf("WrittenFile(%s, %v) = %q, %v", c.tool, c.params, p, ok)
 		}
