@@ -101,6 +101,40 @@ func TestMCPPipedRequestsAnswered(t *testing.T) {
 	}
 }
 
+// TestMCPServeSharedIDsAndBatches: through the program and a raw pipe,
+// requests sharing an id are each answered, and a batch is answered as
+// one array under 2025-03-26 (the SDK's connection answered one request
+// of a shared id, and a batch line by line).
+func TestMCPServeSharedIDsAndBatches(t *testing.T) {
+	dir := t.TempDir()
+	server := buildMCPServer(t, dir)
+	storeDir := newStoreDir(t)
+	recordEcho(t, storeDir, server)
+	input := strings.Replace(rawInit, "2025-06-18", "2025-03-26", 1) + "\n" + rawInitialized + "\n" +
+		strings.Repeat(rawEcho(7, "hello")+"\n", 20) +
+		"[" + rawEcho(8, "hello") + `,{"jsonrpc":"2.0","id":9,"method":"ping"}]` + "\n"
+	out, errOut, code := pipeIn(t, input, "ctx-serve", "--store", storeDir, "--mcp", "rec")
+	if n := strings.Count(out, `{"jsonrpc":"2.0","id":7,"result":{`); code != 0 || n != 20 {
+		t.Fatalf("20 calls of id 7: exit %d, %d answers\n%s\n%s", code, n, out, errOut)
+	}
+	var batch []struct {
+		ID     int             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	arrays := 0
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "[") {
+			arrays++
+			if err := json.Unmarshal([]byte(l), &batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if arrays != 1 || len(batch) != 2 || batch[0].ID != 8 || batch[1].ID != 9 || batch[0].Result == nil {
+		t.Fatalf("a batch of two requests answered as\n%s", out)
+	}
+}
+
 // TestMCPClientStopsReading: a client that stops reading (closes the read
 // end of ctx's standard output) ends the session: ctx is not killed by
 // SIGPIPE (exit 141, nothing packed), it packs what came and says why
