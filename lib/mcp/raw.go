@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/contextsubstrate/ctx/lib/pack/jcs"
@@ -25,8 +26,7 @@ import (
 type members struct {
 	off   int64 // bytes seen so far
 	state int
-	key   []byte // the key being read, up to a few bytes: only short keys matter
-	esc   bool
+	key   []byte // the key being read, quotes included, up to a few bytes: only short keys matter
 	cur   string // the member whose value is being read
 	value jcs.Scanner
 	lit   bool // the value is a number or a literal
@@ -75,34 +75,24 @@ func (m *members) Write(p []byte) (int, error) {
 		case mKey:
 			switch c {
 			case '"':
-				m.key, m.esc, m.state = m.key[:0], false, mInKey
+				m.key, m.value, m.state = m.key[:0], jcs.Scanner{}, mInKey
+				continue // the quote is the key's
 			case '}':
 				m.state = mDone
 			default: // a ',' where it is not expected, or garbage: go on
 			}
 		case mInKey:
-			j := i
-			for ; j < len(p); j++ {
-				if m.esc {
-					m.esc = false
-				} else if p[j] == '\\' {
-					m.esc = true
-				} else if p[j] == '"' {
-					break
-				}
+			n, done := m.value.Scan(p[i:])
+			if len(m.key) < 10 { // the keys that matter are short
+				m.key = append(m.key, p[i:i+min(n, 10)]...)
 			}
-			if len(m.key) <= 8 {
-				m.key = append(m.key, p[i:min(j, i+9)]...)
+			m.off += int64(n)
+			i += n
+			if done {
+				m.cur = strings.Trim(string(m.key), `"`)
+				m.state = mColon
 			}
-			if j == len(p) {
-				m.off += int64(j - i)
-				i = j
-				continue
-			}
-			m.cur = string(m.key)
-			m.state = mColon
-			m.off += int64(j - i)
-			i = j
+			continue
 		case mColon:
 			if c == ':' {
 				m.state = mValue
