@@ -2,7 +2,8 @@
 // record's CMD, an MCP server and an MCP client, a verb the dispatcher
 // cannot exec into): started on the streams the caller gave the
 // exec.Cmd, the signals ctx gets passed on to it while it runs when asked,
-// stopped politely (SIGTERM, then SIGKILL), waited for, and its end said
+// stopped politely (SIGTERM, then SIGKILL), with what it started when it
+// runs in a process group of its own, waited for, and its end said
 // as a shell says it (Status: 128+N when signal N ended it).
 //
 // It never decides what runs or with what: the caller builds the
@@ -25,11 +26,17 @@ type Options struct {
 	// Interactive says the child shares ctx's terminal: SIGINT and
 	// SIGQUIT typed there reach it directly, so they are not sent again.
 	Interactive bool
+	// Group starts the child in a process group of its own, so that Stop
+	// also ends the programs it started and left behind (a server run
+	// by npx, a grandchild that holds the child's output open). Signals
+	// typed on a terminal then reach ctx only.
+	Group bool
 }
 
 // Child is a started program.
 type Child struct {
 	cmd    *exec.Cmd
+	group  bool
 	done   chan struct{}
 	status int
 	err    error
@@ -46,13 +53,16 @@ func Start(cmd *exec.Cmd, opts Options) (*Child, error) {
 		sigs = make(chan os.Signal, 8)
 		signal.Notify(sigs, Forwarded()...)
 	}
+	if opts.Group {
+		newGroup(cmd)
+	}
 	if err := cmd.Start(); err != nil {
 		if sigs != nil {
 			signal.Stop(sigs)
 		}
 		return nil, err
 	}
-	c := &Child{cmd: cmd, done: make(chan struct{})}
+	c := &Child{cmd: cmd, group: opts.Group, done: make(chan struct{})}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
 	go func() {
@@ -87,20 +97,32 @@ func (c *Child) Wait() (int, error) {
 
 // Stop ends the child: SIGTERM (on Windows, which has none, a kill), and
 // SIGKILL if it has not exited after grace; it returns once the child has
-// exited.
+// exited. With Group, what is left of the child's group after it exited
+// gets the same, at most grace more: nothing the child started outlives
+// Stop.
 func (c *Child) Stop(grace time.Duration) {
 	select {
 	case <-c.done:
-		return
 	default:
+		c.signal(terminate())
+		select {
+		case <-c.done:
+		case <-time.After(grace):
+			c.signal(os.Kill)
+			<-c.done
+		}
 	}
-	_ = c.cmd.Process.Signal(terminate())
-	select {
-	case <-c.done:
-	case <-time.After(grace):
-		_ = c.cmd.Process.Kill()
-		<-c.done
+	if c.group {
+		endGroup(c.cmd.Process.Pid, grace)
 	}
+}
+
+// signal sends sig to the child, or to its whole group with Group.
+func (c *Child) signal(sig os.Signal) {
+	if c.group && signalGroup(c.cmd.Process.Pid, sig) {
+		return
+	}
+	_ = c.cmd.Process.Signal(sig)
 }
 
 // Status is a finished program's exit status as a shell says it: 0 for

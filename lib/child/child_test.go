@@ -4,8 +4,12 @@ package child
 
 import (
 	"bufio"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -97,5 +101,67 @@ func TestStop(t *testing.T) {
 	case <-c.Done():
 	default:
 		t.Error("Done is open after Stop")
+	}
+}
+
+// gone reports whether process pid has ended (a zombie not yet reaped by
+// whoever inherited it counts as ended).
+func gone(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return true
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	_, rest, _ := strings.Cut(string(b), ") ")
+	return strings.HasPrefix(rest, "Z")
+}
+
+// TestStopGroup: a child that exits leaving a program of its own behind,
+// holding its output open; Stop ends that program too (SIGTERM, then
+// SIGKILL for one that ignores it), and the output reaches its end.
+func TestStopGroup(t *testing.T) {
+	for _, c := range []struct {
+		name, script string
+		grace        time.Duration
+	}{
+		{"ends on SIGTERM", `sleep 1000 & echo $!`, time.Minute},
+		{"ignores SIGTERM", `trap '' TERM; sleep 1000 & echo $!`, 10 * time.Millisecond},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			cmd := exec.Command("/bin/sh", "-c", c.script)
+			cmd.Stdout = w
+			ch, err := Start(cmd, Options{Group: true})
+			w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(r)
+			line, err := br.ReadString('\n')
+			pid, perr := strconv.Atoi(strings.TrimSpace(line))
+			if err != nil || perr != nil {
+				t.Fatalf("the child said %q, %v", line, err)
+			}
+			if code, err := ch.Wait(); code != 0 || err != nil {
+				t.Fatalf("exit %d %v", code, err)
+			}
+			if gone(pid) {
+				t.Fatal("the program the child left behind is gone before Stop")
+			}
+			ch.Stop(c.grace)
+			if !gone(pid) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("process %d, started by the child, outlived Stop", pid)
+			}
+			if rest, err := io.ReadAll(br); err != nil || len(rest) != 0 {
+				t.Fatalf("the child's output after Stop: %q %v", rest, err)
+			}
+		})
 	}
 }

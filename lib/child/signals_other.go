@@ -5,6 +5,7 @@ package child
 import (
 	"os"
 	"os/exec"
+	"time"
 )
 
 // Forwarded are the signals a child is passed on (Options.Forward).
@@ -18,3 +19,12 @@ func terminate() os.Signal { return os.Kill }
 
 // signalled: no signal ends a program here.
 func signalled(*exec.ExitError) (int, bool) { return 0, false }
+
+// newGroup: process groups are a Unix notion; the child runs as it is.
+func newGroup(*exec.Cmd) {}
+
+// signalGroup: no group to signal here.
+func signalGroup(int, os.Signal) bool { return false }
+
+// endGroup: nothing is left to end here.
+func endGroup(int, time.Duration) {}

@@ -67,24 +67,34 @@ func itoa(n int64) string {
 
 func TestDecodeLine(t *testing.T) {
 	tests := []struct {
-		in   string
-		n    int
-		code int64
+		in      string
+		n, bad  int // messages, and elements of a batch that are none
+		isBatch bool
+		code    int64
 	}{
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, 1, 0},
-		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 1, 0},
-		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, 2, 0},
-		{`not json`, 0, -32700},
-		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, 0, -32700},
-		{`{"hello":"world"}`, 0, -32600},
-		{`[]`, 0, -32600},
-		{`[1]`, 0, -32600},
-		{`42`, 0, -32600},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"}`, 1, 0, false, 0},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, 1, 0, false, 0},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":2,"method":"ping"}]`, 2, 0, true, 0},
+		{`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"hello":"world"}]`, 1, 1, true, 0},
+		{`not json`, 0, 0, false, -32700},
+		{`{"jsonrpc":"2.0","id":1,"method":"ping"`, 0, 0, false, -32700},
+		{`{"hello":"world"}`, 0, 0, false, -32600},
+		{`[]`, 0, 0, true, -32600},
+		{`[1]`, 0, 1, true, 0},
+		{`42`, 0, 0, false, -32600},
 	}
 	for _, tt := range tests {
-		msgs, code, _ := decodeLine([]byte(tt.in))
-		if len(msgs) != tt.n || code != tt.code {
-			t.Errorf("decodeLine(%s) = %d messages, code %d; want %d, %d", tt.in, len(msgs), code, tt.n, tt.code)
+		elems, isBatch, code, _ := decodeLine([]byte(tt.in))
+		n, bad := 0, 0
+		for _, e := range elems {
+			if e.err != "" {
+				bad++
+			} else {
+				n++
+			}
+		}
+		if n != tt.n || bad != tt.bad || isBatch != tt.isBatch || code != tt.code {
+			t.Errorf("decodeLine(%s) = %d messages, %d not, batch %v, code %d; want %d, %d, %v, %d", tt.in, n, bad, isBatch, code, tt.n, tt.bad, tt.isBatch, tt.code)
 		}
 	}
 }
@@ -175,9 +185,14 @@ func FuzzDecodeLine(f *testing.F) {
 	f.Add([]byte(`[{"jsonrpc":"2.0","id":"a","result":{}}]`))
 	f.Add([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-1,"message":"m"}}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
-		msgs, code, reason := decodeLine(line)
-		if (code == 0) == (len(msgs) == 0) || (code != 0 && reason == "") {
-			t.Fatalf("decodeLine(%q) = %d messages, code %d, %q", line, len(msgs), code, reason)
+		elems, isBatch, code, reason := decodeLine(line)
+		if (code == 0) == (len(elems) == 0) || (code != 0 && reason == "") || (!isBatch && len(elems) > 1) {
+			t.Fatalf("decodeLine(%q) = %d elements, batch %v, code %d, %q", line, len(elems), isBatch, code, reason)
+		}
+		for _, e := range elems {
+			if (e.msg == nil) == (e.err == "") {
+				t.Fatalf("decodeLine(%q): an element with message %v and error %q", line, e.msg, e.err)
+			}
 		}
 	})
 }

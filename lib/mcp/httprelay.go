@@ -94,6 +94,7 @@ func (h *HTTPRelay) request(r *http.Request) io.ReadCloser {
 	body := r.Body
 	head, err := io.ReadAll(io.LimitReader(body, h.MaxMessage+1))
 	if int64(len(head)) > h.MaxMessage {
+		h.Session.Message(false)
 		h.Session.Skipped()
 		return struct {
 			io.Reader
@@ -101,6 +102,7 @@ func (h *HTTPRelay) request(r *http.Request) io.ReadCloser {
 		}{io.MultiReader(bytes.NewReader(head), body), body}
 	}
 	_ = body.Close()
+	h.Session.Message(false)
 	if err == nil {
 		observe(head, func(m jsonrpc.Message) { h.Session.FromClientIn(scope, m) })
 	}
@@ -115,23 +117,24 @@ func (h *HTTPRelay) response(resp *http.Response) error {
 	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch mt {
 	case "application/json":
-		resp.Body = &jsonTee{body: resp.Body, max: h.MaxMessage, seen: seen, s: h.Session}
+		resp.Body = &jsonTee{body: resp.Body, max: h.MaxMessage, seen: seen, s: h.Session, scope: scope}
 	case "text/event-stream":
 		pr, pw := io.Pipe()
-		resp.Body = &sseTee{body: resp.Body, pw: pw, done: h.events(pr, seen)}
+		resp.Body = &sseTee{body: resp.Body, pw: pw, done: h.events(pr, scope, seen)}
 	}
 	return nil
 }
 
 // jsonTee passes a JSON body on and decodes it at its end.
 type jsonTee struct {
-	body io.ReadCloser
-	buf  bytes.Buffer
-	max  int64
-	over bool
-	seen func(jsonrpc.Message)
-	s    *Session
-	once bool
+	body  io.ReadCloser
+	buf   bytes.Buffer
+	max   int64
+	over  bool
+	seen  func(jsonrpc.Message)
+	s     *Session
+	scope string
+	once  bool
 }
 
 func (j *jsonTee) Read(p []byte) (int, error) {
@@ -146,10 +149,11 @@ func (j *jsonTee) Read(p []byte) (int, error) {
 	}
 	if err == io.EOF && !j.once {
 		j.once = true
+		j.s.Message(true)
 		if j.over {
 			j.s.Skipped()
-		} else {
-			observe(j.buf.Bytes(), j.seen)
+		} else if why := observe(j.buf.Bytes(), j.seen); why != "" {
+			j.s.UndecodedFromServerIn(j.scope, j.buf.Bytes(), why)
 		}
 	}
 	return n, err
@@ -184,7 +188,7 @@ func (t *sseTee) Close() error {
 // events parses server-sent events (the data lines of each, joined) and
 // shows each event's message to seen; an event over the bound is counted
 // and skipped.
-func (h *HTTPRelay) events(r io.Reader, seen func(jsonrpc.Message)) <-chan struct{} {
+func (h *HTTPRelay) events(r io.Reader, scope string, seen func(jsonrpc.Message)) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -204,11 +208,16 @@ func (h *HTTPRelay) events(r io.Reader, seen func(jsonrpc.Message)) <-chan struc
 				return
 			}
 			if len(bytes.TrimRight(line, "\r")) == 0 {
+				if over || data.Len() > 0 {
+					h.Session.Message(true)
+				}
 				switch {
 				case over:
 					h.Session.Skipped()
 				case data.Len() > 0:
-					observe(data.Bytes(), seen)
+					if why := observe(data.Bytes(), seen); why != "" {
+						h.Session.UndecodedFromServerIn(scope, data.Bytes(), why)
+					}
 				}
 				data.Reset()
 				over = false
@@ -261,21 +270,23 @@ type Client struct {
 }
 
 // Record relays until the client program exits, passing on to it the
-// signals ctx record gets (lib/child), and returns its exit status;
-// without a program, until SIGINT or SIGTERM. Either way it also ends
-// with ctx, and then waits at most grace for the requests under way.
-func (h *HTTPRelay) Record(ctx context.Context, c Client, grace time.Duration) (int, error) {
+// signals ctx record gets (lib/child), and returns its exit status and
+// why the session ended (EndedClientExited, EndedSignal); without a
+// program, until SIGINT or SIGTERM. Either way it also ends with ctx, and
+// then waits at most grace for the requests under way.
+func (h *HTTPRelay) Record(ctx context.Context, c Client, grace time.Duration) (int, string, error) {
 	if len(c.Command) == 0 {
 		ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		return 0, h.RunHTTP(ctx, grace)
+		h.Session.SetMeta("ended", EndedSignal)
+		return 0, EndedSignal, h.RunHTTP(ctx, grace)
 	}
 	cmd := exec.Command(c.Command[0], c.Command[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = c.Stdin, c.Stdout, c.Stderr
 	cmd.Env = append(os.Environ(), "CTX_MCP_URL="+h.URL())
 	prog, err := child.Start(cmd, child.Options{Forward: true, Interactive: c.Interactive})
 	if err != nil {
-		return 0, &NotFoundError{Command: c.Command[0], Err: unwrapExec(err)}
+		return 0, "", &NotFoundError{Command: c.Command[0], Err: unwrapExec(err)}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -287,10 +298,17 @@ func (h *HTTPRelay) Record(ctx context.Context, c Client, grace time.Duration) (
 		}
 	}()
 	err = h.RunHTTP(ctx, grace)
+	ended := EndedClientExited
+	select {
+	case <-prog.Done():
+	default:
+		ended = EndedSignal
+	}
+	h.Session.SetMeta("ended", ended)
 	prog.Stop(grace) // when the relay ended first
 	code, werr := prog.Wait()
 	if err == nil {
 		err = werr
 	}
-	return code, err
+	return code, ended, err
 }

@@ -42,8 +42,9 @@ type Recording struct {
 }
 
 type answer struct {
-	output   store.Hash
-	rpcError bool
+	output    store.Hash
+	rpcError  bool
+	undecoded bool // the output is the bytes relayed, which no decoder read
 }
 
 // Server is what the recording says of the server: its name and version,
@@ -91,8 +92,9 @@ func LoadRecording(st *store.Store, h store.Hash, m *pack.Manifest) (*Recording,
 	for _, s := range m.Steps {
 		var meta struct {
 			MCP *struct {
-				Answered *bool `json:"answered"`
-				Error    bool  `json:"error"`
+				Answered  *bool  `json:"answered"`
+				Error     bool   `json:"error"`
+				Undecoded string `json:"undecoded"`
 			} `json:"mcp"`
 		}
 		if s.Type != "tool_call" || json.Unmarshal(s.Metadata, &meta) != nil || meta.MCP == nil {
@@ -105,7 +107,7 @@ func LoadRecording(st *store.Store, h store.Hash, m *pack.Manifest) (*Recording,
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %v", s.Index, err)
 		}
-		r.calls[key] = append(r.calls[key], answer{output: *s.OutputRef, rpcError: meta.MCP.Error})
+		r.calls[key] = append(r.calls[key], answer{output: *s.OutputRef, rpcError: meta.MCP.Error, undecoded: meta.MCP.Undecoded != ""})
 		r.n++
 	}
 	return r, nil
@@ -127,17 +129,18 @@ func callKey(tool string, args json.RawMessage) (string, error) {
 
 // Answer returns the recorded answer to a call: repeated identical calls
 // get the recorded answers in order, then the last one again. ok is false
-// when the recording has no such call.
-func (r *Recording) Answer(tool string, args json.RawMessage) (out []byte, rpcError, ok bool, err error) {
+// when the recording has no such call; undecoded says the answer is the
+// bytes that were relayed, which no decoder read.
+func (r *Recording) Answer(tool string, args json.RawMessage) (out []byte, rpcError, undecoded, ok bool, err error) {
 	key, err := callKey(tool, args)
 	if err != nil {
-		return nil, false, false, nil // arguments that are not JSON match nothing
+		return nil, false, false, false, nil // arguments that are not JSON match nothing
 	}
 	r.mu.Lock()
 	list := r.calls[key]
 	if len(list) == 0 {
 		r.mu.Unlock()
-		return nil, false, false, nil
+		return nil, false, false, false, nil
 	}
 	i := r.next[key]
 	if i >= len(list) {
@@ -149,7 +152,7 @@ func (r *Recording) Answer(tool string, args json.RawMessage) (out []byte, rpcEr
 	r.mu.Unlock()
 	b, err := r.st.ReadAll(a.output)
 	if err != nil {
-		return nil, false, false, err
+		return nil, false, false, false, err
 	}
-	return b, a.rpcError, true, nil
+	return b, a.rpcError, a.undecoded, true, nil
 }

@@ -47,6 +47,10 @@ type ServeConfig struct {
 	// before it reached the server (not JSON, too large).
 	Refused func(reason string)
 	Now     func() time.Time
+	// Interactive says In is a terminal: Waiting is then told that ctx
+	// serve waits for a client there, and how to connect one.
+	Interactive bool
+	Waiting     func(note, hint string)
 }
 
 // Policies reads ctx serve's --on-miss and --policy TOOL=P values: each
@@ -80,7 +84,9 @@ type Served struct {
 // ServeRecorded answers the client from the session recorded in pack h
 // (LoadRecording) as Serve does, with cfg's Recording and Session made
 // here, then packs the session served into st (Save). An error that ends
-// the session is told to warn and kept as the session's end.
+// the session is told to warn and kept as the session's end. A session
+// in which the client sent no message is not packed: a
+// *NothingServedError.
 func ServeRecorded(ctx context.Context, st *store.Store, h store.Hash, m *pack.Manifest, cfg ServeConfig, save pack.SaveOptions, warn func(string)) (Served, error) {
 	var out Served
 	rec, err := LoadRecording(st, h, m)
@@ -94,7 +100,12 @@ func ServeRecorded(ctx context.Context, st *store.Store, h store.Hash, m *pack.M
 	defer sess.Close()
 	cfg.Recording, cfg.Session = rec, sess
 	out.ServeSummary, err = Serve(ctx, cfg)
-	if err != nil {
+	switch {
+	case out.Messages == 0 && err != nil:
+		return out, err
+	case out.Messages == 0:
+		return out, &NothingServedError{Ended: out.Ended}
+	case err != nil:
 		warn(fmt.Sprintf("the session ended: %v", err))
 		sess.End("error", err.Error())
 	}
@@ -109,16 +120,28 @@ func ServeRecorded(ctx context.Context, st *store.Store, h store.Hash, m *pack.M
 	return out, nil
 }
 
+// NothingServedError is a session of ctx serve in which the client sent
+// no message: nothing is packed.
+type NothingServedError struct{ Ended string }
+
+func (e *NothingServedError) Error() string {
+	return "nothing was served: no MCP message came from the client (" + endedSentence(e.Ended) + "); nothing was packed"
+}
+
 // Report says what was served: with asJSON the JSON line on w, else a
-// note.
-func (s Served) Report(w io.Writer, asJSON bool, note func(string)) error {
+// note, and a warning when the client stopped reading with answers not
+// delivered.
+func (s Served) Report(w io.Writer, asJSON bool, note, warn func(string)) error {
+	if s.Undelivered > 0 {
+		warn(fmt.Sprintf("the client stopped reading: %d of its requests got no answer it read", s.Undelivered))
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(s)
 	}
-	note(fmt.Sprintf("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s",
-		text.Plural(s.Calls, "call"), s.Recorded, s.Misses, s.Passthrough, s.Refused, s.Pack))
+	note(fmt.Sprintf("served %s (%d from the recording, %d missed, %d passed through, %d refused by policy); the session is %s; %s",
+		text.Plural(s.Calls, "call"), s.Recorded, s.Misses, s.Passthrough, s.Refused, s.Pack, endedSentence(s.Ended)))
 	return nil
 }
 
@@ -129,10 +152,19 @@ type ServeSummary struct {
 	Misses      int `json:"misses"`
 	Passthrough int `json:"passthrough"`
 	Refused     int `json:"failed_by_policy"`
+	// Ended says why the session ended: EndedClientClosed,
+	// EndedClientStoppedReading or EndedSignal.
+	Ended string `json:"ended"`
+	// Messages counts the client's messages; Undelivered its requests
+	// whose answer it did not read, having stopped reading (answers that
+	// could not be written, and requests in flight then).
+	Messages    int `json:"-"`
+	Undelivered int `json:"undelivered,omitempty"`
 }
 
 type server struct {
 	cfg     ServeConfig
+	raw     *rawAnswers
 	mu      sync.Mutex
 	sum     ServeSummary
 	real    *mcp.ClientSession
@@ -153,7 +185,7 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 	if impl.Name == "" {
 		impl.Name = "ctx-serve"
 	}
-	srv := &server{cfg: cfg}
+	srv := &server{cfg: cfg, raw: &rawAnswers{}}
 	sdk := mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: instructions, HasTools: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
@@ -193,7 +225,13 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 	if len(cfg.Server) > 0 {
 		cfg.Session.SetMeta("command", cfg.Server)
 	}
-	ss, err := sdk.Connect(ctx, &lineTransport{in: cfg.In, out: cfg.Out, max: cfg.MaxMessage, refused: cfg.Refused}, nil)
+	ignoreSIGPIPE()
+	if cfg.Interactive && cfg.Waiting != nil {
+		cfg.Waiting("waiting for an MCP client's messages on standard input (the answers go to standard output)",
+			"an MCP client starts its server itself: name 'ctx serve --mcp "+rec.Pack.Short()+"' as the server's command in the client's configuration (docs/MCP.md); Ctrl-D or Ctrl-C ends")
+	}
+	t := &lineTransport{in: cfg.In, out: cfg.Out, max: cfg.MaxMessage, refused: cfg.Refused, raw: srv.raw}
+	ss, err := sdk.Connect(ctx, t, nil)
 	if err != nil {
 		return ServeSummary{}, err
 	}
@@ -202,6 +240,9 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 	go func() {
 		select {
 		case <-ctx.Done():
+			// The requests in flight are cancelled (a passthrough call
+			// included), then the session closes.
+			t.conn.end(ctx.Err())
 			_ = ss.Close()
 		case <-stopped:
 		}
@@ -212,15 +253,25 @@ func Serve(ctx context.Context, cfg ServeConfig) (ServeSummary, error) {
 	if srv.real != nil {
 		_ = srv.real.Close()
 	}
-	if ctx.Err() != nil {
+	received, undelivered, writeErr := t.conn.state()
+	sum := srv.sum
+	sum.Messages = received
+	switch {
+	case ctx.Err() != nil:
+		sum.Ended = EndedSignal
 		cfg.Session.End("error", "interrupted")
-	} else {
+	case writeErr != nil:
+		sum.Ended, sum.Undelivered = EndedClientStoppedReading, undelivered
+		cfg.Session.End("finished", "")
+	default:
+		sum.Ended = EndedClientClosed
 		cfg.Session.End("finished", "")
 	}
-	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+	cfg.Session.SetMeta("ended", sum.Ended)
+	if ctx.Err() != nil || writeErr != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		err = nil
 	}
-	return srv.sum, err
+	return sum, err
 }
 
 // call answers one tools/call by the tool's policy.
@@ -239,7 +290,7 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 	case PolicyPassthrough:
 		return s.passthrough(ctx, tool, args, start)
 	}
-	out, rpcError, ok, err := s.cfg.Recording.Answer(tool, args)
+	out, rpcError, undecoded, ok, err := s.cfg.Recording.Answer(tool, args)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "ctx serve: " + err.Error()}
 	}
@@ -254,14 +305,22 @@ func (s *server) call(ctx context.Context, tool string, args json.RawMessage) (*
 	}
 	s.count(func(sum *ServeSummary) { sum.Recorded++ })
 	s.cfg.Session.Answered(tool, args, start, out, rpcError, FromRecording)
+	if undecoded {
+		// The bytes the client got when it was recorded, which no
+		// decoder reads: given back as they are (lineConn).
+		return s.raw.put(out, rpcError), nil
+	}
 	if rpcError {
 		we := new(jsonrpc.Error)
-		_ = json.Unmarshal(out, we)
+		if json.Unmarshal(out, we) != nil {
+			return s.raw.put(out, rpcError), nil
+		}
 		return nil, we
 	}
 	res := new(mcp.CallToolResult)
 	if err := json.Unmarshal(out, res); err != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "ctx serve: the recorded result is not a tool result: " + err.Error()}
+		// Not a tool result as the SDK reads one: given back as recorded.
+		return s.raw.put(out, rpcError), nil
 	}
 	return res, nil
 }

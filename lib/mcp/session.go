@@ -52,8 +52,11 @@ type call struct {
 	isError  bool // the result's isError
 	done     bool
 	served   string
-	line     int64 // where the finished step is in the spool (the answer is not kept in memory)
-	size     int
+	// undecoded says why the answer could not be decoded; its bytes, as
+	// relayed, are the output.
+	undecoded string
+	line      int64 // where the finished step is in the spool (the answer is not kept in memory)
+	size      int64
 }
 
 // Session keeps what a session showed of its server and its tool calls,
@@ -72,7 +75,12 @@ type Session struct {
 	spool     *os.File
 	spoolSize int64
 	skipped   int
-	other     int // messages relayed that are neither calls nor their answers
+	other     int            // messages relayed that are neither calls nor their answers
+	answers   int            // answers of the server to the client's requests
+	asked     map[string]int // the client's requests waiting for an answer, by id
+	idle      chan struct{}  // closed once asked is empty (AllAnswered)
+	messages  [2]int         // what each side wrote, decoded or not: [client, server]
+	scratch   *os.File       // a message over the bound, as it passes (capture)
 	meta      map[string]any
 	end       *pack.End
 	err       error
@@ -90,12 +98,77 @@ func NewSession(kind string, now func() time.Time) (*Session, error) {
 	}
 	// The spool is unlinked at once: nothing is left behind after a kill.
 	_ = os.Remove(f.Name())
-	return &Session{kind: kind, start: now(), described: map[string]json.RawMessage{}, pending: map[string]*call{}, waiting: map[string]string{},
+	return &Session{kind: kind, start: now(), described: map[string]json.RawMessage{}, pending: map[string]*call{}, waiting: map[string]string{}, asked: map[string]int{},
 		spool: f, meta: map[string]any{}, now: now}, nil
 }
 
 // Close releases the spool.
-func (s *Session) Close() error { return s.spool.Close() }
+func (s *Session) Close() error {
+	if s.scratch != nil {
+		s.scratch.Close()
+	}
+	return s.spool.Close()
+}
+
+// Message counts a message (a line, a body, an event) one side wrote,
+// whether or not it decodes.
+func (s *Session) Message(fromServer bool) {
+	s.mu.Lock()
+	if fromServer {
+		s.messages[1]++
+	} else {
+		s.messages[0]++
+	}
+	s.mu.Unlock()
+}
+
+// Messages is what each side wrote: [client, server].
+func (s *Session) Messages() [2]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.messages
+}
+
+// answer counts an answer of the server to the request key; s.mu is held.
+func (s *Session) answer(key string) {
+	s.answers++
+	switch n := s.asked[key]; {
+	case n > 1:
+		s.asked[key]--
+	case n == 1:
+		delete(s.asked, key)
+		if len(s.asked) == 0 && s.idle != nil {
+			close(s.idle)
+			s.idle = nil
+		}
+	}
+}
+
+// AllAnswered reports, by closing the channel it returns, when every
+// request the client has made has had its answer from the server (at
+// once, when none waits).
+func (s *Session) AllAnswered() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.asked) == 0 {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	if s.idle == nil {
+		s.idle = make(chan struct{})
+	}
+	return s.idle
+}
+
+// Exchanged reports whether the server answered any request of the
+// client: a session without (a server that never spoke MCP) is not
+// worth a pack.
+func (s *Session) Exchanged() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.answers > 0
+}
 
 // SetMeta records a key of the session's metadata (the server's command,
 // the recording served): kept in the pack's metadata, not its
@@ -163,6 +236,7 @@ func (s *Session) FromClientIn(scope string, msg jsonrpc.Message) {
 		return // a notification
 	}
 	key := scope + "\x00" + idKey(req.ID)
+	s.asked[key]++
 	if _, ok := describeInputs()[req.Method]; ok {
 		s.waiting[key] = req.Method
 		s.descReq = append(json.RawMessage(nil), req.Params...)
@@ -199,6 +273,9 @@ func (s *Session) FromServerIn(scope string, msg jsonrpc.Message) {
 		return
 	}
 	key := scope + "\x00" + idKey(resp.ID)
+	s.mu.Lock()
+	s.answer(key)
+	s.mu.Unlock()
 	var result []byte
 	rpcError := false
 	if resp.Error != nil {
@@ -281,7 +358,7 @@ func (s *Session) finish(c *call, result []byte, rpcError bool, served string) {
 	if _, err := s.spool.WriteAt(line, s.spoolSize); err != nil && s.err == nil {
 		s.err = err
 	}
-	c.line, c.size = s.spoolSize, len(line)
+	c.line, c.size = s.spoolSize, int64(len(line))
 	s.spoolSize += int64(len(line))
 }
 
@@ -307,6 +384,9 @@ func (s *Session) step(c *call, output []byte) pack.StepEvent {
 	}
 	if c.served != "" {
 		meta["served"] = c.served
+	}
+	if c.undecoded != "" {
+		meta["undecoded"] = c.undecoded
 	}
 	ev := pack.StepEvent{Event: "step", Type: "tool_call", Tool: c.tool,
 		Timestamp: c.start.UTC().Format(time.RFC3339Nano), Metadata: stepMeta}
@@ -383,7 +463,7 @@ func (s *Session) WriteLog(w io.Writer) error {
 			}
 			continue
 		}
-		if _, err := io.Copy(bw, io.NewSectionReader(s.spool, c.line, int64(c.size))); err != nil {
+		if _, err := io.Copy(bw, io.NewSectionReader(s.spool, c.line, c.size)); err != nil {
 			return err
 		}
 	}
@@ -464,4 +544,149 @@ func describe(described map[string]json.RawMessage, req json.RawMessage) descrip
 		}
 	}
 	return d
+}
+
+// UndecodedFromServerIn records a message of the server that the SDK
+// could not decode (nested too deep, say) but that was relayed: when it
+// answers a call, the call's output is the bytes of its result (or
+// error) as they passed, noted with why.
+func (s *Session) UndecodedFromServerIn(scope string, msg []byte, why string) {
+	m := scanMembers(msg)
+	sp, rpcError := m.answer(int64(len(msg)))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.takePending(scope, m)
+	if c == nil {
+		s.other++
+		return
+	}
+	c.undecoded = why
+	s.finish(c, msg[sp.start:sp.end], rpcError, "")
+}
+
+// takePending counts a message of the server that answers a request of
+// the client, and returns the call it answers, taken off the calls
+// waiting for their answer (nil when it answers none); s.mu is held.
+func (s *Session) takePending(scope string, m *members) *call {
+	id := m.ID()
+	if id == "" {
+		return nil
+	}
+	key := scope + "\x00" + id
+	if s.asked[key] == 0 {
+		return nil
+	}
+	s.answer(key)
+	c := s.pending[key]
+	delete(s.pending, key)
+	return c
+}
+
+// capture keeps a message over the bound as it passes, in a scratch file
+// of the session (made on first need), and where its members are. One
+// pump uses it, a message at a time (reset).
+type capture struct {
+	s    *Session
+	f    *os.File
+	size int64
+	m    members
+	err  error
+}
+
+func (c *capture) reset() { c.size, c.m, c.err = 0, members{}, nil }
+
+func (c *capture) Write(p []byte) (int, error) {
+	if c.f == nil && c.err == nil {
+		c.f, c.err = c.s.scratchFile()
+	}
+	if c.err == nil {
+		_, c.err = c.f.WriteAt(p, c.size)
+	}
+	c.size += int64(len(p))
+	_, _ = c.m.Write(p)
+	return len(p), nil
+}
+
+// scratchFile is where messages over the bound are kept as they pass,
+// unlinked at once like the spool.
+func (s *Session) scratchFile() (*os.File, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scratch == nil {
+		f, err := os.CreateTemp("", "ctx-mcp-*.raw")
+		if err != nil {
+			return nil, err
+		}
+		_ = os.Remove(f.Name())
+		s.scratch = f
+	}
+	return s.scratch, nil
+}
+
+// OverFromServer records a message of the server over the bound, caught
+// by c as it was relayed: when it answers a call, the call's output is
+// the bytes of its result (or error), copied from the scratch file into
+// the spool, never held whole. Anything else is counted as unrecorded.
+func (s *Session) OverFromServer(c *capture, max int64) {
+	c.m.end()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	call := s.takePending("", &c.m)
+	if call == nil || c.err != nil {
+		s.skipped++
+		return
+	}
+	size := c.size
+	for size > 0 && isLineEnd(c.f, size-1) {
+		size--
+	}
+	sp, rpcError := c.m.answer(size)
+	call.undecoded = overNote(size, max)
+	call.dur = s.now().Sub(call.start)
+	call.done, call.rpcError = true, rpcError
+	ev := s.step(call, nil)
+	ev.Output = nil
+	head, err := json.Marshal(ev)
+	if err != nil {
+		s.err = err
+		return
+	}
+	w := &offsetWriter{f: s.spool, off: s.spoolSize}
+	_, _ = w.Write(head[:len(head)-1])
+	_, _ = w.Write([]byte(`,"output":"`))
+	sw := &stringWriter{w: w}
+	_, _ = io.Copy(sw, io.NewSectionReader(c.f, sp.start, sp.end-sp.start))
+	_ = sw.Close()
+	_, _ = w.Write([]byte("\"}\n"))
+	if w.err != nil {
+		if s.err == nil {
+			s.err = w.err
+		}
+		return
+	}
+	call.line, call.size = s.spoolSize, w.off-s.spoolSize
+	s.spoolSize = w.off
+}
+
+func isLineEnd(f *os.File, off int64) bool {
+	var b [1]byte
+	_, err := f.ReadAt(b[:], off)
+	return err == nil && (b[0] == '\n' || b[0] == '\r')
+}
+
+// offsetWriter writes to f from off on, keeping the first error.
+type offsetWriter struct {
+	f   *os.File
+	off int64
+	err error
+}
+
+func (w *offsetWriter) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.f.WriteAt(p, w.off)
+	w.off += int64(n)
+	w.err = err
+	return n, err
 }

@@ -3,45 +3,20 @@ package exportcmd
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/contextsubstrate/ctx/internal/ptytest"
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
-// openPTY returns the terminal end of a new pseudo-terminal.
-func openPTY(t *testing.T) *os.File {
-	t.Helper()
-	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
-	if err != nil {
-		t.Fatalf("cannot open a pseudo-terminal: %v", err)
-	}
-	t.Cleanup(func() { ptmx.Close() })
-	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatal(err)
-	}
-	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tty, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|unix.O_NOCTTY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tty.Close() })
-	return tty
-}
-
 // The stream is never written to a terminal: exit 2 and a hint, nothing
 // on the terminal.
 func TestRefusesToWriteToATerminal(t *testing.T) {
-	tty := openPTY(t)
+	_, tty := ptytest.Open(t)
 	root := filepath.Join(t.TempDir(), store.Dir)
 	if _, err := store.Init(root); err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@
 package recordcmd
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"io"
@@ -37,8 +38,8 @@ streamable HTTP, served on --listen for CMD (which gets CTX_MCP_URL).
 The session is packed when the client leaves, and its pack named on
 stderr; 'ctx serve --mcp' serves it back (docs/MCP.md).
 Exit status: CMD's (or the server's) when it fails, 128+N for signal N;
-2 when nothing could be recorded (no GenAI trace, CMD not found, a port
-in use); else 0.`,
+2 when nothing could be recorded (no GenAI trace, no MCP answer, CMD not
+found, a port in use); else 0.`,
 		Examples: `ctx record -- python agent.py --task fix-bug
 ctx record --json --tag baseline -- ./run-agent.sh | jq -r .pack
 ctx record --listen :4318          # a collector for any instrumented agent
@@ -117,14 +118,14 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	save := pack.SaveOptions{Tags: cfg.tags, Options: pack.Options{Root: ".", Store: st, Warn: msg.Warn}}
 	if cfg.mcp || cfg.mcpURL != "" {
 		rc := mcp.RecordConfig{Command: args, Listen: addr, MaxMessage: cfg.maxMessage << 20, Stdin: stdin, Stdout: stdout, Stderr: stderr,
-			Interactive: interactive, Now: now, Save: save,
+			Interactive: interactive, Now: now, Save: save, Waiting: func(n, h string) { msg.Note(n); msg.Hintf("%s", h) },
 			Relaying: func(u string) { msg.Notef("relaying %s to %s; SIGINT or SIGTERM packs and stops", u, cfg.mcpURL) }}
 		if cfg.mcpURL != "" {
 			rc.URL, _ = url.Parse(cfg.mcpURL)
 		}
 		rec, err := mcp.Record(ctx, st, rc)
-		if err != nil {
-			return cli.Wrap(cli.ExitTrouble, err)
+		if err != nil { // the server's status when it failed, else 2
+			return cli.Wrap(cmp.Or(rec.ExitCode, cli.ExitTrouble), err)
 		}
 		if err := rec.Report(stderr, !cfg.out.Human(), args, msg.Note, msg.Warn); err != nil {
 			return err

@@ -43,12 +43,18 @@ A line that is not JSON gets a -32700 error, a JSON value that is not a
 message or a line over --max-message a -32600 error, and the session
 goes on; an unknown method gets -32601.
 
-When the client disconnects, the session served is itself packed (its
-name on standard error; --tag names it), so 'ctx diff RECORDED SERVED'
-shows where the agent went another way. Standard output is the protocol:
-every message of ctx serve goes to standard error.
-Exit status: 0 when the client disconnects; 2 when PACK holds no MCP
-session, or on trouble.`,
+Every request read is answered, even when the client closes its output
+at once (printf ... | ctx serve); a batch is answered as one array under
+the protocol versions that have batches, refused from 2025-06-18 on.
+
+When the client disconnects or stops reading, or on SIGINT or SIGTERM,
+the session served is itself packed (its name and why it ended on
+standard error; --tag names it), so 'ctx diff RECORDED SERVED' shows
+where the agent went another way; a session in which the client sent no
+message is not. Standard output is the protocol: every message of ctx
+serve goes to standard error.
+Exit status: 0 when the session is packed; 2 when the client sent no
+message, PACK holds no MCP session, or on trouble.`,
 		Examples: `ctx serve --mcp recorded                          # in a client's server config
 ctx serve --mcp --tag served recorded && ctx diff recorded served
 ctx serve --mcp --on-miss passthrough recorded -- npx -y @modelcontextprotocol/server-filesystem .
@@ -123,13 +129,15 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
+	f, isFile := stdin.(*os.File)
 	served, err := mcp.ServeRecorded(ctx, st, h, m, mcp.ServeConfig{In: stdin, Out: stdout, OnMiss: cfg.onMiss, Policy: cfg.policies,
-		Server: args[1:], ServerErr: stderr, MaxMessage: cfg.maxMessage << 20, Refused: msg.Warn, Now: now},
+		Server: args[1:], ServerErr: stderr, MaxMessage: cfg.maxMessage << 20, Refused: msg.Warn, Now: now,
+		Interactive: isFile && cli.IsTerminal(f), Waiting: func(n, h string) { msg.Note(n); msg.Hintf("%s", h) }},
 		pack.SaveOptions{Tags: cfg.tags, Options: pack.Options{Root: ".", Store: st, Warn: msg.Warn}}, msg.Warn)
 	if errors.Is(err, mcp.ErrNoSession) {
 		return cli.Wrap(cli.ExitTrouble, fmt.Errorf("%s: %w", args[0], err))
 	} else if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	return served.Report(stderr, !cfg.out.Human(), msg.Note)
+	return served.Report(stderr, !cfg.out.Human(), msg.Note, msg.Warn)
 }
