@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/pack/jcs"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -36,13 +37,13 @@ const (
 // harnessOf says which harness wrote dir, "" for a folder of
 // transcripts: Terminal-Bench when a task folder holds a trial folder
 // "<task>.<i>-of-<k>..." with a results.json (or run_metadata.json is
-// there); Harbor when a folder below it (or dir itself) holds a trial's
-// result.json.
+// there); Harbor when dir, or a folder in it, is a trial folder (its
+// result.json names a task_name and a trial_name).
 func harnessOf(dir string) string {
 	if isFile(filepath.Join(dir, "run_metadata.json")) {
 		return kindTerminalBench
 	}
-	if isFile(filepath.Join(dir, "result.json")) && isDir(filepath.Join(dir, "agent")) {
+	if isHarborTrial(dir) {
 		return kindHarbor
 	}
 	entries, err := os.ReadDir(dir)
@@ -54,7 +55,7 @@ func harnessOf(dir string) string {
 			continue
 		}
 		sub := filepath.Join(dir, e.Name())
-		if isFile(filepath.Join(sub, "result.json")) && (isDir(filepath.Join(sub, "agent")) || isFile(filepath.Join(sub, "config.json"))) {
+		if isHarborTrial(sub) {
 			return kindHarbor
 		}
 		trials, _ := os.ReadDir(sub)
@@ -65,6 +66,18 @@ func harnessOf(dir string) string {
 		}
 	}
 	return ""
+}
+
+// isHarborTrial reports whether dir is a Harbor trial folder: its
+// result.json names its task and trial (a job's own result.json does
+// not).
+func isHarborTrial(dir string) bool {
+	b, err := readBounded(filepath.Join(dir, "result.json"))
+	if err != nil || !json.Valid(b) || jcs.Kind(b) != "an object" {
+		return false
+	}
+	m := members(b)
+	return m["task_name"] != nil && m["trial_name"] != nil
 }
 
 func isFile(p string) bool { fi, err := os.Stat(p); return err == nil && fi.Mode().IsRegular() }
@@ -177,7 +190,7 @@ func readTerminalBench(st *store.Store, u *unit, opts AddOptions) ([]*found, err
 		f := &resultsFile{name: run, source: "results.json"}
 		b, err := readBounded(run)
 		if err == nil {
-			err = f.parse(b, opts.note)
+			err = f.parse(b, nil) // its trials without an epoch are said with the folders
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", run, err)
@@ -194,23 +207,24 @@ func readTerminalBench(st *store.Store, u *unit, opts AddOptions) ([]*found, err
 			}
 		}
 		if len(disagree) > 0 {
-			opts.warn(fmt.Sprintf("%s: %s disagree with %s (the first, %s); the trial folders' verdicts are kept",
-				dir, text.Plural(len(disagree), "trial folder"), run, text.Clip(disagree[0], 160)))
+			verb := "disagree"
+			if len(disagree) == 1 {
+				verb = "disagrees"
+			}
+			opts.warn(fmt.Sprintf("%s: %s %s with %s (the first, %s); the trial folders' verdicts are kept",
+				dir, text.Plural(len(disagree), "trial folder"), verb, run, text.Clip(disagree[0], 160)))
 		}
 		if len(alone) > 0 {
 			opts.note(fmt.Sprintf("%s names %s without a trial folder (%s): added from it alone, without steps", run, text.Plural(len(alone), "trial"), listed(alone, 3)))
 		}
 	}
-	trials := make([]trialRun, len(all))
-	var unnumbered []string
-	for i, e := range all {
-		if e.epoch == 0 {
-			unnumbered = append(unnumbered, e.trial)
-		}
-		trials[i] = trialRun{result: e, model: modelOr(meta.Model, opts.Model), source: "results.json", format: kindTerminalBench}
+	if unnumbered := numberTrials(all); len(unnumbered) > 0 {
+		opts.note(fmt.Sprintf("%s: %s without <i>-of-<k> in their name (the first: %q): numbered after their task's other trials, in name order",
+			dir, text.Plural(len(unnumbered), "trial"), text.Clip(unnumbered[0], 80)))
 	}
-	if len(unnumbered) > 0 {
-		opts.note(fmt.Sprintf("%s: %s without <i>-of-<k> in their name (the first: %q): numbered in name order", dir, text.Plural(len(unnumbered), "trial"), text.Clip(unnumbered[0], 80)))
+	trials := make([]trialRun, len(all))
+	for i, e := range all {
+		trials[i] = trialRun{result: e, model: modelOr(meta.Model, opts.Model), source: "results.json", format: kindTerminalBench}
 	}
 	return packTrials(st, u, trials, opts)
 }
@@ -259,6 +273,9 @@ type harborConfig struct {
 	Task struct {
 		Path string `json:"path"`
 	} `json:"task"`
+	Agent struct {
+		Model string `json:"model_name"`
+	} `json:"agent"`
 }
 
 // readHarbor reads a Harbor job folder: each trial folder a run, its
@@ -272,7 +289,7 @@ type harborConfig struct {
 func readHarbor(st *store.Store, u *unit, opts AddOptions, warned *warnings) ([]*found, error) {
 	dir := u.path
 	var trialDirs []string
-	if isFile(filepath.Join(dir, "result.json")) && isDir(filepath.Join(dir, "agent")) {
+	if isHarborTrial(dir) {
 		trialDirs = []string{dir}
 	} else {
 		entries, err := os.ReadDir(dir)
@@ -315,7 +332,7 @@ func readHarbor(st *store.Store, u *unit, opts AddOptions, warned *warnings) ([]
 			}
 			t.started = h.StartedAt
 		} else if errors.Is(err, fs.ErrNotExist) {
-			t.run.task = harborTask(td)
+			t.run.task, t.run.model = harborTask(td)
 			t.run.errored = "no result.json: the trial did not finish"
 			unfinished = append(unfinished, td)
 		} else {
@@ -368,7 +385,9 @@ func readHarbor(st *store.Store, u *unit, opts AddOptions, warned *warnings) ([]
 		if err := flush(); err != nil {
 			return nil, err
 		}
-		got, _, err := readUnit(st, &unit{source: u.source, path: t.traj, label: t.traj, stem: t.run.task}, opts, warned)
+		o := opts
+		o.Model = t.run.model // for a trajectory that names none
+		got, _, err := readUnit(st, &unit{source: u.source, path: t.traj, label: t.traj, stem: t.run.task}, o, warned)
 		if err != nil {
 			return nil, err
 		}
@@ -425,18 +444,18 @@ func (h *harborTrial) result(threshold float64, opts AddOptions) result {
 	return e
 }
 
-// harborTask is the task of a trial without result.json: its config's
-// task path, else the trial's name before "__".
-func harborTask(trialDir string) string {
+// harborTask is the task and model of a trial without result.json: its
+// config's task path and agent model, else the trial's name before "__".
+func harborTask(trialDir string) (task, model string) {
 	var c harborConfig
 	if b, err := readBounded(filepath.Join(trialDir, "config.json")); err == nil && json.Unmarshal(b, &c) == nil && c.Task.Path != "" {
-		return filepath.Base(filepath.FromSlash(c.Task.Path))
+		return filepath.Base(filepath.FromSlash(c.Task.Path)), c.Agent.Model
 	}
 	name := filepath.Base(trialDir)
 	if i := strings.LastIndex(name, "__"); i > 0 {
-		return name[:i]
+		return name[:i], ""
 	}
-	return name
+	return name, ""
 }
 
 // resultsRuns are the runs of a suite of results alone: each outcome a
@@ -454,4 +473,3 @@ func resultsRuns(st *store.Store, r *Results, opts AddOptions) ([]*found, error)
 	u := &unit{source: "--results", label: "--results"}
 	return packTrials(st, u, trials, opts)
 }
-

@@ -339,29 +339,42 @@ func trialEpoch(task, name string) int {
 }
 
 // terminalBench reads Terminal-Bench's results[]: each trial an outcome
-// of its task and epoch. Trials whose name says no epoch are numbered in
-// the order of the file among their task's (said once).
+// of its task and epoch (numberTrials numbers those whose name says
+// none, said once).
 func (f *resultsFile) terminalBench(raw []byte, set func(result, string) error, note func(string)) error {
-	var unnumbered []string
-	next := map[string]int{}
 	err := elements(raw, ".results", func(path string, elem []byte) error {
 		var t tbTrial
 		if err := decodeAt(elem, &t, path); err != nil {
 			return err
 		}
-		e := t.result()
-		if e.epoch == 0 {
-			unnumbered = append(unnumbered, t.TrialName)
-			next[t.TaskID]++
-			e.epoch = next[t.TaskID]
-		}
-		return set(e, path)
+		return set(t.result(), path)
 	})
-	if err == nil && len(unnumbered) > 0 && note != nil {
-		note(fmt.Sprintf("%s: %s without <i>-of-<k> in their name (the first: %q): each one's epoch is its place among its task's trials",
+	if err != nil {
+		return err
+	}
+	if unnumbered := numberTrials(f.entries); len(unnumbered) > 0 && note != nil {
+		note(fmt.Sprintf("%s: %s without <i>-of-<k> in their name (the first: %q): numbered after their task's other trials, in order",
 			f.name, text.Plural(len(unnumbered), "trial"), text.Clip(unnumbered[0], 80)))
 	}
-	return err
+	return nil
+}
+
+// numberTrials gives the trials whose name says no epoch the epochs after
+// the highest of their task's, in order, and returns their names.
+func numberTrials(entries []result) []string {
+	high := map[string]int{}
+	for _, e := range entries {
+		high[e.task] = max(high[e.task], e.epoch)
+	}
+	var unnumbered []string
+	for i := range entries {
+		if e := &entries[i]; e.epoch == 0 && e.trial != "" {
+			high[e.task]++
+			e.epoch = high[e.task]
+			unnumbered = append(unnumbered, e.trial)
+		}
+	}
+	return unnumbered
 }
 
 // apply sets the outcome of every run the results judge (a task's result

@@ -130,8 +130,8 @@ func TestReadResults(t *testing.T) {
 		`{"results": [{"task_id": 3}]}`:                            ".results[0].task_id: must be a string, not number",
 		`{"results": [{"task_id": "a", "is_resolved": "yes"}]}`:    ".results[0].is_resolved: must be true, false or null, not string",
 		`{"results": [{"task_id": ""}]}`:                           ".results[0]: an empty task id",
-		`{"x": 1}`:       "not a results file",
-		`{"resolved": [`: "invalid JSON",
+		`{"x": 1}`:                                                 "not a results file",
+		`{"resolved": [`:                                           "invalid JSON",
 	} {
 		_, err := ReadResults([]string{write("bad.json", bad)}, nil)
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "bad.json") {
