@@ -430,7 +430,10 @@ func (h *harborTrial) result(threshold float64, opts AddOptions) result {
 	}
 	if e.passed == nil && h.Exception != nil {
 		e.errored = strings.TrimSpace(h.Exception.Type + ": " + h.Exception.Message)
-		e.errored = text.Clip(strings.TrimSuffix(e.errored, ":"), 200)
+		e.errored = text.Clip(strings.TrimSpace(strings.Trim(e.errored, ":")), 200)
+		if e.errored == "" {
+			e.errored = "exception_info" // an exception that says nothing of itself
+		}
 	}
 	if a := h.AgentResult; a != nil && (a.InputTokens != nil || a.OutputTokens != nil) {
 		var n int64

@@ -120,7 +120,7 @@ func readBounded(p string) ([]byte, error) {
 	}
 	defer f.Close()
 	tooBig := func(n int64) error {
-		return text.WithHints(fmt.Errorf("%s, more than the %s a results file may have", text.Size(n), text.Size(MaxResultsBytes)),
+		return text.WithHints(fmt.Errorf("%s, more than the %d MiB a results file may have", text.Size(n), MaxResultsBytes>>20),
 			"a results file names outcomes (a SWE-bench results.json, a Terminal-Bench results.json); is this the right file?")
 	}
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxResultsBytes {

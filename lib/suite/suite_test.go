@@ -1,7 +1,6 @@
 package suite
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,28 +156,6 @@ func TestTrialEpoch(t *testing.T) {
 			t.Errorf("trialEpoch(%q, %q) = %d, want %d", c.task, c.name, got, c.want)
 		}
 	}
-}
-
-// FuzzResults feeds the results reader any bytes: an error or verdicts,
-// never a panic.
-func FuzzResults(f *testing.F) {
-	for _, s := range []string{`{"resolved": ["a"]}`, `{"instances": [{"instance_id": "b", "resolved": true}]}`, `{"a": {"resolved": false}}`,
-		`{"resolved_ids": [], "unresolved_ids": ["x"], "error_ids": ["a"]}`,
-		`{"results": [{"task_id": "a", "trial_name": "a.1-of-2", "is_resolved": null, "failure_mode": "agent_timeout"}]}`,
-		`{"task_id": "a", "trial_name": "a.2-of-2", "is_resolved": true}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		rf := &resultsFile{name: "f.json", source: "f.json"}
-		if err := rf.parse(b, func(string) {}); err != nil {
-			return
-		}
-		rs := []Run{{Task: "a", Epoch: 1}, {Task: "a", Epoch: 2}}
-		_ = (&Results{files: []*resultsFile{rf}}).apply(rs, func(string) {})
-		if _, err := json.Marshal(rs); err != nil {
-			t.Fatal(err)
-		}
-	})
 }
 
 // TestSettleTasks gives every run a task and an epoch: its own, its
