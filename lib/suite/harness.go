@@ -435,14 +435,8 @@ func (h *harborTrial) result(threshold float64, opts AddOptions) result {
 			e.errored = "exception_info" // an exception that says nothing of itself
 		}
 	}
-	if a := h.AgentResult; a != nil && (a.InputTokens != nil || a.OutputTokens != nil) {
-		var n int64
-		for _, p := range []*int64{a.InputTokens, a.OutputTokens} {
-			if p != nil {
-				n += *p
-			}
-		}
-		e.tokens = &n
+	if a := h.AgentResult; a != nil {
+		e.tokens = pack.Usage{InputTokens: a.InputTokens, OutputTokens: a.OutputTokens}.Tokens()
 	}
 	return e
 }

@@ -310,15 +310,7 @@ func (t tbTrial) result() result {
 			e.errored = "is_resolved null"
 		}
 	}
-	if t.InputTokens != nil || t.OutputTokens != nil {
-		var n int64
-		for _, p := range []*int64{t.InputTokens, t.OutputTokens} {
-			if p != nil {
-				n += *p
-			}
-		}
-		e.tokens = &n
-	}
+	e.tokens = pack.Usage{InputTokens: t.InputTokens, OutputTokens: t.OutputTokens}.Tokens()
 	return e
 }
 
@@ -485,30 +477,11 @@ func listed(names []string, n int) string {
 // does.
 func members(b []byte) map[string][]byte {
 	out := map[string][]byte{}
-	i := jcs.SkipSpace(b, 0) + 1
-	for {
-		i = jcs.SkipSpace(b, i)
-		if i >= len(b) || b[i] == '}' {
-			return out
-		}
-		if b[i] == ',' {
-			i++
-			continue
-		}
-		end := jcs.StringEnd(b, i)
-		if end < 0 {
-			return out
-		}
-		key, _ := jcs.UnescapeString(b[i+1 : end-1])
-		i = jcs.SkipSpace(b, end) + 1 // past the colon
-		i = jcs.SkipSpace(b, i)
-		vend := jcs.ValueEnd(b, i)
-		if vend < 0 {
-			return out
-		}
-		out[key] = b[i:vend]
-		i = vend
-	}
+	walk(b, true, func(key string, val []byte) error {
+		out[key] = val
+		return nil
+	})
+	return out
 }
 
 // elements calls fn with each element of the JSON array raw (valid JSON)
@@ -517,24 +490,44 @@ func elements(raw []byte, path string, fn func(path string, elem []byte) error) 
 	if jcs.Kind(raw) != "an array" {
 		return fmt.Errorf("%s: must be an array, not %s", path, kindOrNull(raw))
 	}
-	i, n := 1, 0
+	n := 0
+	return walk(raw, false, func(_ string, elem []byte) error {
+		n++
+		return fn(fmt.Sprintf("%s[%d]", path, n-1), elem)
+	})
+}
+
+// walk calls fn with each member of the JSON object (or element of the
+// array) that starts b, valid JSON, in order: its key ("" in an array)
+// and its value as a slice of b, nothing copied.
+func walk(b []byte, object bool, fn func(key string, val []byte) error) error {
+	i := jcs.SkipSpace(b, 0) + 1
 	for {
-		i = jcs.SkipSpace(raw, i)
-		if i >= len(raw) || raw[i] == ']' {
+		i = jcs.SkipSpace(b, i)
+		if i >= len(b) || b[i] == '}' || b[i] == ']' {
 			return nil
 		}
-		if raw[i] == ',' {
+		if b[i] == ',' {
 			i++
 			continue
 		}
-		end := jcs.ValueEnd(raw, i)
-		if end < 0 {
-			return fmt.Errorf("%s[%d]: invalid JSON", path, n)
+		key := ""
+		if object {
+			end := jcs.StringEnd(b, i)
+			if end < 0 {
+				return nil
+			}
+			key, _ = jcs.UnescapeString(b[i+1 : end-1])
+			i = jcs.SkipSpace(b, jcs.SkipSpace(b, end)+1) // past the colon
 		}
-		if err := fn(fmt.Sprintf("%s[%d]", path, n), raw[i:end]); err != nil {
+		vend := jcs.ValueEnd(b, i)
+		if vend < 0 {
+			return nil
+		}
+		if err := fn(key, b[i:vend]); err != nil {
 			return err
 		}
-		i, n = end, n+1
+		i = vend
 	}
 }
 
