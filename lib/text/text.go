@@ -24,7 +24,7 @@ func Clip(s string, n int) string {
 			cut = i
 		}
 		if count++; count > n {
-			return s[:cut] + "…"
+			return string([]rune(s[:cut])) + "…" // bytes that are not UTF-8 become U+FFFD, as before
 		}
 	}
 	return s
