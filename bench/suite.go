@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,8 +72,9 @@ func (e benchEnv) suite() []workload {
 		if err := fresh(); err != nil {
 			return err
 		}
+		// Suite names of hex digits only read as hash prefixes: "a" is no name.
 		for _, side := range []string{"a", "b"} {
-			if err := runQuiet(dir, "sh", "-c", `"$0" add --store "$1" "$2" - < "$3"`, filepath.Join(e.bin, "ctx-suite"), st, side, filepath.Join(dir, side+".ndjson")); err != nil {
+			if err := runQuiet(dir, "sh", "-c", `"$0" add --store "$1" "$2" - < "$3"`, filepath.Join(e.bin, "ctx-suite"), st, "suite-"+side, filepath.Join(dir, side+".ndjson")); err != nil {
 				return err
 			}
 		}
@@ -82,20 +84,81 @@ func (e benchEnv) suite() []workload {
 		{
 			name: fmt.Sprintf("ctx suite add of %s runs (one stream)", n), missing: missing, prepare: write,
 			cmds: []command{
-				{label: "ctx suite add a - < a.ndjson (fresh store)", argv: e.ctx("suite", "add", "--store", st, "a", "-"), stdin: a, dir: dir, setup: fresh},
+				{label: "ctx suite add a - < a.ndjson (fresh store)", argv: e.ctx("suite", "add", "--store", st, "suite-a", "-"), stdin: a, dir: dir, setup: fresh},
 				{label: "jq -c . a.ndjson", argv: []string{"jq", "-c", ".", a}, dir: dir, peer: "jq -c"},
 			},
 			targets: []target{{cmd: 0, peer: 1, max: 5}},
 		},
 		{
 			name: fmt.Sprintf("ctx suite diff, %s pairs", n), missing: missing, prepare: both, rssLimit: 128 << 10,
-			cmds:    []command{{label: "ctx suite diff a b", argv: e.ctx("suite", "diff", "--store", st, "a", "b"), dir: dir, alone: true, finding: true}},
+			cmds:    []command{{label: "ctx suite diff a b", argv: e.ctx("suite", "diff", "--store", st, "suite-a", "suite-b"), dir: dir, alone: true, finding: true}},
 			targets: []target{{cmd: 0, maxWall: 3 * time.Second}, {cmd: 0, maxRSS: 128 << 10}},
 		},
 		{
 			name: fmt.Sprintf("ctx suite show, %s runs", n), missing: missing, prepare: both,
-			cmds:    []command{{label: "ctx suite show a", argv: e.ctx("suite", "show", "--store", st, "a"), dir: dir, alone: true}},
+			cmds:    []command{{label: "ctx suite show a", argv: e.ctx("suite", "show", "--store", st, "suite-a"), dir: dir, alone: true}},
 			targets: []target{{cmd: 0, maxWall: time.Second}},
 		},
+		e.suiteTrials(missing),
 	}
+}
+
+// suiteTrials: ctx suite diff of two suites of repeated trials (a
+// quarter of the suite rows' runs as tasks, five trials each: 500 x 5 at
+// full size), compared by pass rate, one representative pair a task; 10%
+// of the tasks lose a trial on side b.
+func (e benchEnv) suiteTrials(missing string) workload {
+	const trials = 5
+	tasks := e.size.suiteRuns / 4
+	dir := filepath.Join(e.work, "suite-trials")
+	st := filepath.Join(dir, "store", ".ctx")
+	prepare := func() error {
+		removeAll(filepath.Dir(st))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		if err := runQuiet(dir, e.ctx("init", filepath.Dir(st))...); err != nil {
+			return err
+		}
+		for _, side := range []byte{'a', 'b'} {
+			stream := filepath.Join(dir, string(side)+".ndjson")
+			if err := writeTrialStream(stream, tasks, trials, e.size.suiteSteps, side); err != nil {
+				return err
+			}
+			if err := runQuiet(dir, "sh", "-c", `"$0" add --store "$1" "$2" - < "$3"`, filepath.Join(e.bin, "ctx-suite"), st, "trials-"+string(side), stream); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return workload{
+		name: fmt.Sprintf("ctx suite diff, %s tasks x %d trials a side", count(tasks), trials), missing: missing, prepare: prepare, rssLimit: 128 << 10,
+		cmds:    []command{{label: "ctx suite diff a b (by pass rate)", argv: e.ctx("suite", "diff", "--store", st, "trials-a", "trials-b"), dir: dir, alone: true, finding: true}},
+		targets: []target{{cmd: 0, maxWall: time.Second}, {cmd: 0, maxRSS: 128 << 10}},
+	}
+}
+
+// writeTrialStream writes tasks x trials runs, each with its task, epoch
+// and verdict and steps steps; on side b every tenth task fails one more
+// trial, and its failing runs' last output differs.
+func writeTrialStream(path string, tasks, trials, steps int, side byte) error {
+	return writeFile(path, func(w *bufio.Writer) error {
+		for t := 0; t < tasks; t++ {
+			for i := 1; i <= trials; i++ {
+				passed := (t+i)%3 != 0
+				if side == 'b' && t%10 == 0 && i == 1 {
+					passed = false
+				}
+				fmt.Fprintf(w, `{"event":"run","model":{"identifier":"bench-model"},"task":{"id":"task-%04d","epoch":%d},"outcome":{"passed":%t}}`+"\n", t, i, passed)
+				for s := 0; s < steps; s++ {
+					out := fmt.Sprintf("task %d step %d: ok", t, s)
+					if !passed && s == steps-1 {
+						out = fmt.Sprintf("task %d step %d: FAILED", t, s)
+					}
+					fmt.Fprintf(w, `{"event":"step","tool":"bash","parameters":{"command":"run %d"},"output":"%s"}`+"\n", s, out)
+				}
+			}
+		}
+		return nil
+	})
 }

@@ -17,10 +17,14 @@ const (
 	Human                      // sentences or a table, for people
 	Markdown                   // for a CI job summary or a pull request comment
 	HTML                       // one self-contained page; -o FILE writes it to a file
+	// JUnit is JUnit XML for CI systems' test reports: --junit FILE writes
+	// it to a file beside whichever format goes to standard output
+	// (--junit - writes it there instead).
+	JUnit
 )
 
 // allFormats lists every Format in the order of their flags.
-func allFormats() []Format { return []Format{JSON, Human, Markdown, HTML} }
+func allFormats() []Format { return []Format{JSON, Human, Markdown, HTML, JUnit} }
 
 // String names a format as its flag does.
 func (f Format) String() string {
@@ -33,6 +37,8 @@ func (f Format) String() string {
 		return "markdown"
 	case HTML:
 		return "html"
+	case JUnit:
+		return "junit"
 	}
 	return fmt.Sprintf("Format(%d)", int(f))
 }
@@ -44,7 +50,8 @@ type Formats map[Format]string
 // Output is the one option of a verb's output: the verb declares the
 // formats it offers and its default (Register, as oras's
 // option.Format.SetTypes(default, allowed...)), and gets a flag per format
-// (--json, --human, --markdown, --html) and, with HTML, -o FILE. The
+// (--json, --human, --markdown, --html) and, with HTML, -o FILE; JUnit is
+// --junit FILE, a file written beside the output (WriteFile). The
 // command line wins over the environment: CTX_HUMAN=1 does not undo
 // --json. Asking for two formats at once (on the command line, or both in
 // the environment), or -o without --html, is a usage error, found here
@@ -56,6 +63,7 @@ type Output struct {
 	cmdName, envName string // the flag or variable that set cmd, env
 	both             string // the two names given at once, for the usage error
 	file             string // -o, for HTML
+	junit            string // --junit FILE
 }
 
 // Register declares the verb's formats and its default (one of them), and
@@ -71,6 +79,11 @@ func (o *Output) Register(fs *flag.FlagSet, def Format, offered Formats) {
 		if !ok {
 			continue
 		}
+		if f == JUnit {
+			// A file beside the output, not a format of its own.
+			fs.StringVar(&o.junit, "junit", "", help)
+			continue
+		}
 		if f == def {
 			help += " (the default)"
 		}
@@ -82,10 +95,13 @@ func (o *Output) Register(fs *flag.FlagSet, def Format, offered Formats) {
 	}
 }
 
-// Format is the format asked for: the command line's, else the
-// environment's, else the default.
+// Format is the format asked for on standard output: the command
+// line's, else JUnit for --junit -, else the environment's, else the
+// default.
 func (o *Output) Format() Format {
 	switch {
+	case o.junit == "-":
+		return JUnit
 	case o.cmd != 0:
 		return o.cmd
 	case o.env != 0:
@@ -101,6 +117,17 @@ func (o *Output) Human() bool { return o.Format() == Human }
 // (WriteOutput: whole or not at all), else to stdout.
 func (o *Output) Write(stdout io.Writer, write func(io.Writer) error) error {
 	return WriteOutput(o.file, stdout, write)
+}
+
+// WriteFile writes what write produces into the file a file format (the
+// FILE of --junit) names, whole or not at all (WriteOutput); it does
+// nothing when the format was not asked for, or was asked for on
+// standard output (Format).
+func (o *Output) WriteFile(f Format, write func(io.Writer) error) error {
+	if f != JUnit || o.junit == "" || o.junit == "-" {
+		return nil
+	}
+	return WriteOutput(o.junit, nil, write)
 }
 
 // formatFlag is the flag of one format; all write into one Output.
@@ -159,6 +186,8 @@ func (v *formatFlag) checkFlag() error {
 		return nil
 	case v.o.both != "":
 		return Usagef("%s ask for two kinds of output; give one", v.o.both)
+	case v.o.junit == "-" && v.o.cmd != 0:
+		return Usagef("--junit - and %s ask for two kinds of output; give one (or --junit FILE)", v.o.cmdName)
 	case v.o.file != "" && v.o.Format() != HTML:
 		return Usagef("-o writes the HTML page: give --html")
 	}

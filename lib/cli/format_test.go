@@ -18,7 +18,7 @@ func (c *outputConfig) RegisterFlags(fs *flag.FlagSet) {
 type pageConfig struct{ out Output }
 
 func (c *pageConfig) RegisterFlags(fs *flag.FlagSet) {
-	c.out.Register(fs, Human, Formats{JSON: "print JSON", Human: "print a table", Markdown: "print Markdown", HTML: "write a page"})
+	c.out.Register(fs, Human, Formats{JSON: "print JSON", Human: "print a table", Markdown: "print Markdown", HTML: "write a page", JUnit: "write JUnit XML to `FILE`"})
 }
 
 // TestOutputFlags holds --json and --human to one rule for every verb:
@@ -70,7 +70,7 @@ func TestOutputFlags(t *testing.T) {
 // flags exist, any two at once are one usage error whichever they are,
 // and -o goes with --html alone.
 func TestOutputFormatsPerVerb(t *testing.T) {
-	for _, k := range []string{"CTX_JSON", "CTX_HUMAN", "CTX_MARKDOWN", "CTX_HTML", "CTX_O"} {
+	for _, k := range []string{"CTX_JSON", "CTX_HUMAN", "CTX_MARKDOWN", "CTX_HTML", "CTX_O", "CTX_JUNIT"} {
 		t.Setenv(k, "")
 		os.Unsetenv(k)
 	}
@@ -92,6 +92,11 @@ func TestOutputFormatsPerVerb(t *testing.T) {
 		{"html to a file", &pageConfig{}, []string{"--html", "-o", "page.html"}, HTML, "page.html", ""},
 		{"a file without html", &pageConfig{}, []string{"-o", "page.html"}, 0, "", "-o writes the HTML page: give --html"},
 		{"a file with markdown", &pageConfig{}, []string{"--markdown", "-o", "x.md"}, 0, "", "-o writes the HTML page: give --html"},
+		{"junit beside markdown", &pageConfig{}, []string{"--markdown", "--junit", "r.xml"}, Markdown, "", ""},
+		{"junit beside the default", &pageConfig{}, []string{"--junit", "r.xml"}, Human, "", ""},
+		{"junit on standard output", &pageConfig{}, []string{"--junit", "-"}, JUnit, "", ""},
+		{"junit on standard output and json", &pageConfig{}, []string{"--json", "--junit", "-"}, 0, "", "--junit - and --json ask for two kinds of output; give one"},
+		{"junit not offered", &outputConfig{}, []string{"--junit", "r.xml"}, 0, "", "unknown flag --junit"},
 		{"not offered", &outputConfig{}, []string{"--markdown"}, 0, "", "unknown flag --markdown"},
 		{"no file without html", &outputConfig{}, []string{"-o", "x"}, 0, "", "unknown flag -o"},
 	} {

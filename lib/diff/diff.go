@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -67,7 +68,38 @@ func CompareSteps(a, b *pack.Manifest, stepsA, stepsB pack.Steps, opts Options) 
 			r.FirstDivergence = &s
 		}
 	}
+	if va, vb := verdictWords(a), verdictWords(b); va != vb {
+		r.Verdict = &VerdictChange{A: va, B: vb, Detail: fmt.Sprintf("the verdict changed: %s in A, %s in B", va, vb)}
+	}
 	return r, nil
+}
+
+// verdictWords is how a run was judged: its outcome's verdict word and
+// score; a run without a verdict that ended in an error is errored (in
+// its end's words), one nothing judged has no verdict.
+func verdictWords(m *pack.Manifest) string {
+	o := m.Outcome
+	v := o.Verdict()
+	if (v == "" || v == pack.VerdictJudged) && m.End != nil && m.End.State == "error" {
+		v = pack.VerdictErrored
+		if m.End.Message != "" {
+			v += " (" + text.Clip(m.End.Message, 60) + ")"
+		}
+	}
+	if v == "" {
+		return pack.VerdictNone
+	}
+	if o == nil || len(o.Score) == 0 {
+		return v
+	}
+	score := string(o.Score)
+	if s, err := strconv.Unquote(score); err == nil {
+		score = s
+	}
+	if v == pack.VerdictJudged {
+		return "score " + text.Clip(score, 40)
+	}
+	return fmt.Sprintf("%s (score %s)", v, text.Clip(score, 40))
 }
 
 type comparison struct {

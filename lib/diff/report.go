@@ -40,11 +40,25 @@ type Report struct {
 	Drift           []Entry `json:"drift"`
 	Summary         Summary `json:"summary"`
 	FirstDivergence *int    `json:"first_divergence"` // first step index with any drift, or null
+	// Verdict is how the two runs were judged, when that differs (passed
+	// in A, no verdict in B). It is no drift of the runs' contents: it is
+	// not counted in the summary and does not change the exit status, but
+	// a report that has one never says there is no difference.
+	Verdict *VerdictChange `json:"verdict,omitempty"`
 
 	// Alignment is which step of A was compared with which step of B, in
 	// order, the steps of one side only included: what a side-by-side
 	// view draws. It is not part of the JSON report.
 	Alignment []Pair `json:"-"`
+}
+
+// VerdictChange is each run's verdict (pack's verdict words, with its
+// score: "passed (score 1)", "errored (test_timeout)", "no verdict"), and
+// the change as a sentence.
+type VerdictChange struct {
+	A      string `json:"a"`
+	B      string `json:"b"`
+	Detail string `json:"detail"`
 }
 
 // Entry is one drift point. Which of the optional fields are set depends on

@@ -34,6 +34,17 @@ func WriteHuman(w io.Writer, r *Report, blobs Blobs, paint Painter) error {
 		paint = func(_, s string) string { return s }
 	}
 	bw := bufio.NewWriter(w)
+	if r.Verdict != nil {
+		// How the runs were judged comes first: no drift of their steps
+		// says nothing of it.
+		fmt.Fprintln(bw, paint(colorHeader, "verdict"))
+		fmt.Fprintf(bw, "  %s\n", text.Visible(r.Verdict.Detail))
+		if r.Summary.Total == 0 {
+			fmt.Fprintln(bw, "\nno drift found in the runs' contents")
+			return bw.Flush()
+		}
+		fmt.Fprintln(bw)
+	}
 	if r.Summary.Total == 0 {
 		fmt.Fprintln(bw, "no differences found")
 		return bw.Flush()

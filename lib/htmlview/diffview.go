@@ -77,6 +77,7 @@ type diffView struct {
 	Align                                string
 	Badges                               []badge
 	Total                                int
+	Verdict                              string // how the two runs were judged, when that differs
 	First                                string // anchor of the first divergence, "" for none
 	FirstN                               int
 	Model, Prompts, Inputs, Outputs, Env section
@@ -187,6 +188,9 @@ func buildDiff(d Diff) (*diffView, error) {
 	b := &differ{d: d, r: newReader(d.Blobs), first: map[string]string{}}
 	rep := d.Report
 	v := &diffView{Align: d.Align, Total: rep.Summary.Total}
+	if rep.Verdict != nil {
+		v.Verdict = rep.Verdict.Detail
+	}
 	if v.Align == "" {
 		v.Align = diff.AlignIndex
 	}

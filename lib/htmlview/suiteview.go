@@ -24,11 +24,11 @@ type SuiteSide struct {
 	Name, Suite, Passed string
 }
 
-// SuiteTask is one task and epoch of the page. Pair, when set, is the
+// SuiteTask is one task of the page. Pair, when set, is the
 // diff of its two runs; Note says why a task has none.
 type SuiteTask struct {
 	Change, Task       string
-	Epoch              int
+	Where              string // "epoch 2", or how a task compared by pass rate was drawn
 	A, B, Drift, First string
 	Pair               *Diff
 	Note               string

@@ -49,6 +49,14 @@ const (
 	// VerdictJudged is an outcome with a score or a value but no pass or
 	// fail.
 	VerdictJudged = "judged"
+	// VerdictErrored is a run without a verdict that ended in an error:
+	// the harness (a test run that timed out, a verifier's exception) or
+	// the agent failed before anything judged it. A suite counts it apart
+	// from the runs that failed.
+	VerdictErrored = "errored"
+	// VerdictNone is a run nothing judged: neither passed nor failed,
+	// never "0 passed".
+	VerdictNone = "no verdict"
 )
 
 // Verdict is the word for passed: VerdictPassed, VerdictFailed, or ""

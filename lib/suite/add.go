@@ -28,40 +28,65 @@ type AddOptions struct {
 	// of them, "-" for a stream of logs on Stdin, or pack names.
 	Sources []string
 	// Results are files (or folders) of outcomes that live beside the
-	// runs: SWE-bench's results.json, a results_summary.json, a folder of
-	// logs/<id>/report.json.
+	// runs: Terminal-Bench's or SWE-bench's results.json, a
+	// results_summary.json, a folder of logs/<id>/report.json. Without
+	// Sources, each of their outcomes is a run without steps.
 	Results []string
 	Stdin   io.Reader
 	// Model names the model of transcripts that name none.
 	Model string
 	// Strict makes unknown fields of a log errors.
 	Strict bool
+	// MaxExpanded caps what a gzip transcript or a zip member may expand
+	// to (convert.Options.MaxExpanded).
+	MaxExpanded int64
+	// PassReward is the reward at or above which a Harbor trial passes
+	// (0: 1).
+	PassReward float64
 	// Note and Warn receive what the user should know: files skipped,
-	// tasks given ids, results that name no run.
+	// tasks given ids, results that name tasks without a run.
 	Note, Warn func(string)
 	// Interrupt is pack.SaveOptions.Interrupt.
 	Interrupt func(abort func()) (stop func())
 }
 
-// AddReport is what ctx suite add prints.
+// AddReport is what ctx suite add prints: the runs counted by verdict.
 type AddReport struct {
-	Name    string `json:"name"`
-	Suite   string `json:"suite"` // ctx://<hex> of the suite object
-	Runs    int    `json:"runs"`
-	Tasks   int    `json:"tasks"`
-	Passed  int    `json:"passed"`
-	Skipped int    `json:"skipped"` // files of a directory that are no transcript
+	Name  string `json:"name"`
+	Suite string `json:"suite"` // ctx://<hex> of the suite object
+	Counts
+	Tasks   int `json:"tasks"`
+	Skipped int `json:"skipped"` // files of a directory that are no transcript
 }
 
-// unit is one thing to read runs from: a file, the standard input, or a
-// pack already stored.
+func (o AddOptions) note(s string) {
+	if o.Note != nil {
+		o.Note(s)
+	}
+}
+
+func (o AddOptions) warn(s string) {
+	if o.Warn != nil {
+		o.Warn(s)
+	}
+}
+
+// unit is one thing to read runs from: a file, the standard input, a
+// pack already stored, or a folder a harness wrote.
 type unit struct {
-	source string // the SOURCE argument it came from
-	path   string // the file ("" for stdin or a pack)
-	label  string // how messages name it
-	stem   string // the task id a file of one run gives, in a directory
-	pack   store.Hash
-	stdin  bool
+	source  string // the SOURCE argument it came from
+	path    string // the file or folder ("" for stdin or a pack)
+	label   string // how messages name it
+	stem    string // the task id a file of one run gives, in a directory
+	pack    store.Hash
+	stdin   bool
+	harness string // kindTerminalBench, kindHarbor: a folder of trials
+}
+
+// warnings gather the warnings of converting each file, said once.
+type warnings struct {
+	files, total     int
+	firstFile, first string
 }
 
 // found is a run read from a unit, before its task is settled.
@@ -80,32 +105,32 @@ type found struct {
 // with ctx pack - of a stream).
 func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, error) {
 	var rep AddReport
-	note := func(format string, args ...any) {
-		if opts.Note != nil {
-			opts.Note(fmt.Sprintf(format, args...))
-		}
-	}
+	note := func(format string, args ...any) { opts.note(fmt.Sprintf(format, args...)) }
 	if err := store.CheckSuiteName(name); err != nil {
 		return nil, rep, err
 	}
-	units, skippedDirs, err := plan(st, opts.Sources)
+	if len(opts.Sources) == 0 && len(opts.Results) == 0 {
+		return nil, rep, errors.New("nothing to add: give a SOURCE or --results FILE")
+	}
+	units, skipped, err := plan(st, opts.Sources)
 	if err != nil {
 		return nil, rep, err
 	}
-	results, err := ReadResults(opts.Results)
+	results, err := ReadResults(opts.Results, opts.Note)
 	if err != nil {
 		return nil, rep, err
 	}
 	var runs []*found
 	perSource := map[string][]*found{}
-	skipped := skippedDirs
+	var warned warnings
 	for _, u := range units {
-		got, skip, err := readUnit(st, u, opts)
+		got, skip, err := readUnit(st, u, opts, &warned)
 		if err != nil {
 			return nil, rep, err
 		}
 		if skip {
-			skipped[u.source]++
+			rel, _ := filepath.Rel(u.source, u.path)
+			skipped[u.source] = append(skipped[u.source], filepath.ToSlash(rel))
 			continue
 		}
 		for _, f := range got {
@@ -114,36 +139,54 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 			runs = append(runs, f)
 		}
 	}
-	for _, src := range opts.Sources {
-		if n := skipped[src]; n > 0 {
-			note("%s: %s skipped: not a transcript or a log", src, text.Plural(n, "file"))
-			rep.Skipped += n
+	if len(opts.Sources) == 0 {
+		// Results alone: each outcome a run without steps.
+		if runs, err = resultsRuns(st, results, opts); err != nil {
+			return nil, rep, err
 		}
+		perSource["--results"] = runs
+		for i, f := range runs {
+			f.index = i + 1
+		}
+	}
+	for _, src := range opts.Sources {
+		if names := skipped[src]; len(names) > 0 {
+			note("%s: %s skipped, not a transcript or a log: %s", src, text.Plural(len(names), "file"), listed(names, 5))
+			rep.Skipped += len(names)
+		}
+	}
+	if warned.files > 0 {
+		opts.warn(fmt.Sprintf("%s gave %s; the first, %s: %s ('ctx convert FILE' says each one's)",
+			text.Plural(warned.files, "file"), text.Plural(warned.total, "warning"), warned.firstFile, text.Clip(warned.first, 200)))
 	}
 	if len(runs) == 0 {
 		return nil, rep, text.WithHints(errors.New("no runs in "+strings.Join(opts.Sources, ", ")), "nothing was stored for suite "+name)
 	}
-	settleTasks(runs, perSource, opts.Sources, note)
+	settleTasks(runs, perSource, append(slices.Clone(opts.Sources), "--results"), note)
 	m := &Manifest{Kind: Kind, Version: Version}
 	for _, f := range runs {
 		m.Runs = append(m.Runs, f.run)
 	}
-	results.apply(m.Runs, note)
+	if len(opts.Sources) > 0 {
+		if err := results.apply(m.Runs, opts.Warn); err != nil {
+			return nil, rep, err
+		}
+	}
 	sortRuns(m.Runs)
 	h, err := Store(st, name, m)
 	if err != nil {
 		return nil, rep, err
 	}
-	rep = AddReport{Name: name, Suite: h.URI(), Runs: len(m.Runs), Tasks: countTasks(m.Runs), Passed: countPassed(m.Runs), Skipped: rep.Skipped}
+	rep = AddReport{Name: name, Suite: h.URI(), Counts: Judging{}.count(m.Runs), Tasks: countTasks(m.Runs), Skipped: rep.Skipped}
 	return &Named{Name: name, Hash: h, Manifest: m}, rep, nil
 }
 
 // plan turns the sources into units, checking each exists: a file, a
 // directory (its files, in name order, dot files left out), "-", or a
 // pack name. It counts what a directory holds that is not a regular file.
-func plan(st *store.Store, sources []string) ([]*unit, map[string]int, error) {
+func plan(st *store.Store, sources []string) ([]*unit, map[string][]string, error) {
 	var units []*unit
-	skipped := map[string]int{}
+	skipped := map[string][]string{}
 	stdin := false
 	for _, src := range sources {
 		if src == "-" {
@@ -156,6 +199,8 @@ func plan(st *store.Store, sources []string) ([]*unit, map[string]int, error) {
 		}
 		fi, err := os.Stat(src)
 		switch {
+		case err == nil && fi.IsDir() && harnessOf(src) != "":
+			units = append(units, &unit{source: src, path: src, label: src, harness: harnessOf(src)})
 		case err == nil && fi.IsDir():
 			var files []string
 			err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -172,7 +217,8 @@ func plan(st *store.Store, sources []string) ([]*unit, map[string]int, error) {
 				case d.Type().IsRegular():
 					files = append(files, p)
 				case !d.IsDir():
-					skipped[src]++
+					rel, _ := filepath.Rel(src, p)
+					skipped[src] = append(skipped[src], filepath.ToSlash(rel))
 				}
 				return nil
 			})
@@ -222,7 +268,15 @@ func stemOf(rel string) string {
 // readUnit packs the runs of one unit (or loads the pack it names) and
 // returns each as a Run; skip is set for a file of a directory that is not
 // a transcript.
-func readUnit(st *store.Store, u *unit, opts AddOptions) ([]*found, bool, error) {
+func readUnit(st *store.Store, u *unit, opts AddOptions, warned *warnings) ([]*found, bool, error) {
+	switch u.harness {
+	case kindTerminalBench:
+		got, err := readTerminalBench(st, u, opts)
+		return got, false, err
+	case kindHarbor:
+		got, err := readHarbor(st, u, opts, warned)
+		return got, false, err
+	}
 	if !u.pack.IsZero() {
 		f, err := runOf(st, u.pack, u, nil)
 		if err != nil {
@@ -253,7 +307,7 @@ func readUnit(st *store.Store, u *unit, opts AddOptions) ([]*found, bool, error)
 	var cerr error // the conversion's own
 	got, err := packRuns(st, u, func(each func(*pack.Result, pack.Published) error) error {
 		return pack.SaveWritten(st, func(w io.Writer) error {
-			_, cerr = convert.Convert(f, f, w, convert.Options{Model: opts.Model,
+			_, cerr = convert.Convert(f, f, w, convert.Options{Model: opts.Model, MaxExpanded: opts.MaxExpanded,
 				Warn: func(s string) { warnings = append(warnings, s) }})
 			return cerr
 		}, saveOptions(st, u, root, opts), each)
@@ -277,8 +331,12 @@ func readUnit(st *store.Store, u *unit, opts AddOptions) ([]*found, bool, error)
 	case cerr != nil:
 		return nil, false, fmt.Errorf("%s: %w", u.label, cerr)
 	}
-	if opts.Warn != nil && len(warnings) > 0 {
-		opts.Warn(fmt.Sprintf("%s: %s (ctx convert %s says which)", u.label, text.Plural(len(warnings), "warning"), u.path))
+	if len(warnings) > 0 && warned != nil {
+		if warned.files == 0 {
+			warned.firstFile, warned.first = u.label, warnings[0]
+		}
+		warned.files++
+		warned.total += len(warnings)
 	}
 	return got, false, nil
 }
@@ -486,25 +544,4 @@ func countTasks(runs []Run) int {
 		seen[r.Task] = true
 	}
 	return len(seen)
-}
-
-func countPassed(runs []Run) int {
-	n := 0
-	for i := range runs {
-		if p := runs[i].Passed(); p != nil && *p {
-			n++
-		}
-	}
-	return n
-}
-
-// countJudged counts the runs that have a verdict.
-func countJudged(runs []Run) int {
-	n := 0
-	for i := range runs {
-		if runs[i].Passed() != nil {
-			n++
-		}
-	}
-	return n
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/internal/storetest"
 	"github.com/contextsubstrate/ctx/lib/diff"
+	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
 // TestDiffKeepsThePairsAPageDraws adds two suites of five tasks and
@@ -33,8 +34,8 @@ func TestDiffKeepsThePairsAPageDraws(t *testing.T) {
 	}
 	// t1 same, t2 regressed with drift, t3 regressed without, t4 and t5
 	// unchanged with drift.
-	a := add("a", logs([5]bool{true, true, true, true, false}, [5]string{"1", "2", "3", "4", "5"}))
-	b := add("b", logs([5]bool{true, false, false, true, false}, [5]string{"1", "x", "3", "y", "z"}))
+	a := add("base", logs([5]bool{true, true, true, true, false}, [5]string{"1", "2", "3", "4", "5"}))
+	b := add("cand", logs([5]bool{true, false, false, true, false}, [5]string{"1", "x", "3", "y", "z"}))
 	rep, err := Diff(st, a, b, DiffOptions{Options: diff.Options{Align: diff.AlignIndex}, Keep: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -72,6 +73,55 @@ func TestDiffKeepsThePairsAPageDraws(t *testing.T) {
 	for _, td := range rep.Tasks {
 		if td.report != nil {
 			t.Errorf("%s: a report kept without Keep", td.Task)
+		}
+	}
+}
+
+// TestCompareTrials holds the change of a task compared by pass rate:
+// rates over the runs with a verdict; a change only when it holds
+// whatever the errored and unjudged runs would have been, else errored
+// (or no_verdict); errors counted as failures with --errors-as-failures;
+// and the representative pair each rule chooses.
+func TestCompareTrials(t *testing.T) {
+	// runs makes a side's runs from letters: p passed, f failed, e
+	// errored, n no verdict; epochs 1, 2, ...
+	runs := func(s string) []*Run {
+		var out []*Run
+		for i, c := range s {
+			r := &Run{Task: "t", Epoch: i + 1}
+			switch c {
+			case 'p', 'f':
+				p := c == 'p'
+				r.Outcome = &pack.Outcome{Passed: &p}
+			case 'e':
+				r.End = &pack.End{State: "error", Message: "test_timeout"}
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		a, b   string
+		asFail bool
+		change string
+		pair   string // epochs of the pair, and the rule
+	}{
+		{"ppppp", "ppfff", false, Regressed, "1 3 " + pairPassedFailed},
+		{"fpfff", "ppfff", false, Improved, "1 1 " + pairFailedPassed},
+		{"ppfff", "fpfpf", false, Same, "1 1 " + pairSameEpoch},
+		{"ppppp", "pppfe", false, Regressed, "1 4 " + pairPassedFailed}, // 3/5 at best against 5/5
+		{"ppppp", "ppppe", false, Errored, "1 1 " + pairSameEpoch},      // 4/4 judged, 4/5 or 5/5
+		{"ppppp", "ppppe", true, Regressed, "1 5 " + pairPassedFailed},  // the errored run counted failed
+		{"pppp", "ppfe", false, Regressed, "1 3 " + pairPassedFailed},   // 2/4 or 3/4 against 4/4: below either way
+		{"pfpf", "pfpe", false, Errored, "1 1 " + pairSameEpoch},        // 2/4 or 3/4 against 2/4
+		{"pfpf", "ppnn", false, NoVerdict, "1 1 " + pairSameEpoch},
+		{"p", "f", false, Regressed, "1 1 " + pairPassedFailed},
+		{"e", "p", false, Errored, "1 1 " + pairSameEpoch},
+	} {
+		td := compareTrials("t", runs(c.a), runs(c.b), Judging{ErrorsAsFailures: c.asFail})
+		pair := fmt.Sprintf("%d %d %s", td.Pair.A.Epoch, td.Pair.B.Epoch, td.Pair.Chosen)
+		if td.Change != c.change || pair != c.pair {
+			t.Errorf("%s against %s (errors as failures %v): %s, pair %s; want %s, pair %s", c.a, c.b, c.asFail, td.Change, pair, c.change, c.pair)
 		}
 	}
 }

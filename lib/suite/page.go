@@ -21,26 +21,37 @@ const PageLanes = 40
 // --html).
 func WriteDiffPage(w io.Writer, st *store.Store, rep *DiffReport, align string) error {
 	s := rep.Summary
-	side := func(x SideSummary) htmlview.SuiteSide {
-		return htmlview.SuiteSide{Name: x.Name, Suite: x.Suite, Passed: fmt.Sprintf("%d of %d runs", x.Passed, x.Runs)}
+	side := func(x SideSummary, rate *float64) htmlview.SuiteSide {
+		return htmlview.SuiteSide{Name: x.Name, Suite: x.Suite, Passed: SideText(x, rate)}
 	}
-	page := htmlview.SuiteDiff{A: side(rep.A), B: side(rep.B), Align: align, Store: st,
-		Summary: fmt.Sprintf("%d paired: %d regressed, %d improved, %d unchanged; %d only in A, %d only in B; McNemar p = %.4g",
-			s.Paired, s.Regressed, s.Improved, s.Unchanged, s.OnlyA, s.OnlyB, s.McNemarP),
-	}
+	page := htmlview.SuiteDiff{A: side(rep.A, s.PassRateA), B: side(rep.B, s.PassRateB), Align: align, Store: st, Summary: SummaryText(s)}
 	for _, i := range rep.byChange() {
 		t := &rep.Tasks[i]
-		pt := htmlview.SuiteTask{Change: t.Change, Task: t.Task, Epoch: t.Epoch, A: BriefText(t.A), B: BriefText(t.B),
+		pt := htmlview.SuiteTask{Change: t.Change, Task: t.Task, Where: fmt.Sprintf("epoch %d", t.Epoch), A: BriefText(t.A), B: BriefText(t.B),
 			Drift: DriftText(t.Drift), First: FirstText(t.Drift)}
+		a, b := t.A, t.B
+		if rep.Trials() {
+			pt.A, pt.B, pt.Where = RateText(t.RateA), RateText(t.RateB), "pass rate"
+			if t.Pair != nil {
+				a, b = t.Pair.A, t.Pair.B
+				pt.Where = fmt.Sprintf("pass rate; steps of epochs %d and %d (%s)", a.Epoch, b.Epoch, t.Pair.Chosen)
+			}
+		}
 		switch {
-		case t.A == nil:
-			pt.Note = "only in suite B: " + t.B.Pack
-		case t.B == nil:
-			pt.Note = "only in suite A: " + t.A.Pack
+		case t.Change == OnlyB:
+			pt.Note = "only in suite B"
+			if b != nil {
+				pt.Note += ": " + b.Pack
+			}
+		case t.Change == OnlyA:
+			pt.Note = "only in suite A"
+			if a != nil {
+				pt.Note += ": " + a.Pack
+			}
 		case t.Drift != nil && t.Drift.Counts.Total == 0:
-			pt.Note = "the two runs' steps are the same: " + t.A.Pack + " and " + t.B.Pack
+			pt.Note = "the two runs' steps are the same: " + a.Pack + " and " + b.Pack
 		case t.report == nil:
-			pt.Note = fmt.Sprintf("not drawn on this page (it draws the first %d): ctx diff --html %s %s", PageLanes, t.A.Pack, t.B.Pack)
+			pt.Note = fmt.Sprintf("not drawn on this page (it draws the first %d): ctx diff --html %s %s", PageLanes, a.Pack, b.Pack)
 		default:
 			d, err := pagePair(st, t, align)
 			if err != nil {

@@ -1,41 +1,11 @@
 package suite
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// TestMcNemarExact holds the exact two-sided p-value to values worked
-// out with exact fractions (Python's fractions and math.comb, rounded to
-// the nearest double): small tables, ties, one-sided splits, and
-// thousands of pairs.
-func TestMcNemarExact(t *testing.T) {
-	cases := []struct {
-		b, c int
-		want float64
-	}{
-		{0, 0, 1},
-		{0, 1, 1},
-		{1, 6, 0.125},
-		{6, 1, 0.125},
-		{0, 5, 0.0625},
-		{4, 0, 0.125},
-		{10, 2, 0.03857421875},
-		{3, 3, 1},
-		{25, 40, 0.08168153394154005},
-		{900, 1000, 0.02310884510890107},
-		{0, 60, 1.734723475976807e-18},
-	}
-	for _, c := range cases {
-		got := McNemarExact(c.b, c.c)
-		if got != c.want {
-			t.Errorf("McNemarExact(%d, %d) = %.17g, want %.17g", c.b, c.c, got, c.want)
-		}
-	}
-}
 
 // TestCmpTask orders ids as Inspect orders samples.
 func TestCmpTask(t *testing.T) {
@@ -87,6 +57,8 @@ func TestReadResults(t *testing.T) {
 		var out []string
 		for _, r := range rs {
 			switch p := r.Passed(); {
+			case p == nil && r.End != nil && r.End.State == "error":
+				out = append(out, r.Task+"=errored("+r.End.Message+")")
 			case p == nil:
 				out = append(out, r.Task+"=?")
 			case *p:
@@ -99,37 +71,54 @@ func TestReadResults(t *testing.T) {
 	}
 	cases := []struct {
 		name, file, want string
-		notes            int
+		warnings         int
 	}{
 		{"results.json", `{"resolved": ["a", "z"], "no_logs": ["c"]}`, "a=pass:results.json b=fail:results.json c=fail:results.json", 1},
+		{"errors.json", `{"resolved": ["a"], "test_timeout": ["b", "a"]}`, "a=pass:errors.json b=errored(test_timeout) c=fail:errors.json", 0},
 		{"results_summary.json", `{"instances": [{"instance_id": "b", "resolved": true}, {"instance_id": "c", "resolved": false}]}`, "a=? b=pass:results_summary.json c=fail:results_summary.json", 0},
 		{"report.json", `{"a": {"resolved": false, "tests_status": {}}}`, "a=fail:report.json b=? c=?", 0},
-		{"run.json", `{"resolved_ids": ["c"], "unresolved_ids": ["a"]}`, "a=fail:run.json b=fail:run.json c=pass:run.json", 0},
+		{"run.json", `{"resolved_ids": ["c"], "unresolved_ids": ["a"], "error_ids": ["b"]}`, "a=fail:run.json b=errored(error_ids) c=pass:run.json", 0},
+		{"tb.json", `{"results": [{"task_id": "a", "trial_name": "a.1-of-2", "is_resolved": true}, {"task_id": "a", "trial_name": "a.2-of-2", "is_resolved": false},
+			{"task_id": "c", "trial_name": "c.1-of-1", "is_resolved": null, "failure_mode": "test_timeout"}], "resolved_ids": ["a"]}`,
+			"a=pass:tb.json b=? c=errored(test_timeout)", 1},
+		{"trial.json", `{"task_id": "b", "trial_name": "b.1-of-1.2026-05-01", "is_resolved": false, "instruction": "x"}`, "a=? b=fail:trial.json c=?", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := ReadResults([]string{write(c.name, c.file)})
+			r, err := ReadResults([]string{write(c.name, c.file)}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			rs := runs()
-			notes := 0
-			r.apply(rs, func(string, ...any) { notes++ })
-			if got := verdicts(rs); got != c.want || notes != c.notes {
-				t.Errorf("%s (%d notes), want %s (%d notes)", got, notes, c.want, c.notes)
+			warnings := 0
+			if err := r.apply(rs, func(string) { warnings++ }); err != nil {
+				t.Fatal(err)
+			}
+			if got := verdicts(rs); got != c.want || warnings != c.warnings {
+				t.Errorf("%s (%d warnings), want %s (%d warnings)", got, warnings, c.want, c.warnings)
 			}
 		})
 	}
 	write("logs/a/report.json", `{"a": {"resolved": true}}`)
 	write("logs/b/report.json", `{"b": {"resolved": false}}`)
-	r, err := ReadResults([]string{filepath.Join(dir, "logs")})
+	r, err := ReadResults([]string{filepath.Join(dir, "logs")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rs := runs()
-	r.apply(rs, func(string, ...any) {})
+	if err := r.apply(rs, nil); err != nil {
+		t.Fatal(err)
+	}
 	if got := verdicts(rs); got != "a=pass:report.json b=fail:report.json c=?" {
 		t.Errorf("folder: %s", got)
+	}
+	// A results file that names none of the suite's tasks judges nothing.
+	r, err = ReadResults([]string{write("other.json", `{"resolved": ["x", "y"]}`)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.apply(runs(), nil); err == nil || !strings.Contains(err.Error(), "names none of the suite's 3 tasks (it names 2 tasks, as x, y; the suite's are as a, b)") {
+		t.Errorf("no task matched: %v", err)
 	}
 	for bad, msg := range map[string]string{
 		`[1]`:                              "must be a JSON object, not an array",
@@ -137,33 +126,36 @@ func TestReadResults(t *testing.T) {
 		`{"resolved": [1]}`:                ".resolved[0]: must be a task id (a string), not a number",
 		`{"instances": [{"resolved": 1}]}`: ".instances[0].instance_id: must be a string, not null",
 		`{"instances": [{"instance_id": "a", "resolved": "yes"}]}`: ".instances[0].resolved: must be true or false, not a string",
-		`{"x": 1}`:       "not a results file",
-		`{"resolved": [`: "invalid JSON",
+		`{"results": [{"task_id": 3}]}`:                            ".results[0].task_id: must be a string, not number",
+		`{"results": [{"task_id": "a", "is_resolved": "yes"}]}`:    ".results[0].is_resolved: must be true, false or null, not string",
+		`{"results": [{"task_id": ""}]}`:                           ".results[0]: an empty task id",
+		`{"x": 1}`:                                                 "not a results file",
+		`{"resolved": [`:                                           "invalid JSON",
 	} {
-		_, err := ReadResults([]string{write("bad.json", bad)})
+		_, err := ReadResults([]string{write("bad.json", bad)}, nil)
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "bad.json") {
 			t.Errorf("%s: %v, want %q", bad, err, msg)
 		}
 	}
 }
 
-// FuzzResults feeds the results reader any bytes: an error or verdicts,
-// never a panic.
-func FuzzResults(f *testing.F) {
-	for _, s := range []string{`{"resolved": ["a"]}`, `{"instances": [{"instance_id": "b", "resolved": true}]}`, `{"a": {"resolved": false}}`, `{"resolved_ids": [], "unresolved_ids": ["x"]}`} {
-		f.Add([]byte(s))
+// TestTrialEpoch reads the epoch of Terminal-Bench's trial names.
+func TestTrialEpoch(t *testing.T) {
+	for _, c := range []struct {
+		task, name string
+		want       int
+	}{
+		{"hello-world", "hello-world.1-of-5", 1},
+		{"hello-world", "hello-world.3-of-5.2026-05-01__12-00-00", 3},
+		{"a.2-of-3", "a.2-of-3.1-of-2", 1},
+		{"t", "t.trial-2", 0},
+		{"t", "t.0-of-5", 0},
+		{"t", "other.4-of-5", 4},
+	} {
+		if got := trialEpoch(c.task, c.name); got != c.want {
+			t.Errorf("trialEpoch(%q, %q) = %d, want %d", c.task, c.name, got, c.want)
+		}
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		r := &Results{verdicts: map[string]verdict{}}
-		if err := r.parse(b, "f.json"); err != nil {
-			return
-		}
-		rs := []Run{{Task: "a", Epoch: 1}}
-		r.apply(rs, func(string, ...any) {})
-		if _, err := json.Marshal(rs); err != nil {
-			t.Fatal(err)
-		}
-	})
 }
 
 // TestSettleTasks gives every run a task and an epoch: its own, its

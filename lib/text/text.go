@@ -12,17 +12,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"unicode/utf8"
 )
 
 // Clip shortens s to at most n runes, the last of them an ellipsis when
 // anything was cut, so a long value keeps to its line.
 func Clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	// One pass over at most n+1 runes: a value of megabytes is not copied
+	// to be cut.
+	cut, count := 0, 0
+	for i := range s {
+		if count == n-1 {
+			cut = i
+		}
+		if count++; count > n {
+			return string([]rune(s[:cut])) + "…" // bytes that are not UTF-8 become U+FFFD, as before
+		}
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	return s
 }
 
 // Time is a run's time as people read it: as written, or "time unknown"

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -19,6 +20,8 @@ func TestClip(t *testing.T) {
 		{"one too long", 11, "one too lo…"},
 		{"naïve café au lait", 8, "naïve c…"},
 		{"", 3, ""},
+		{"ab\xffcdef", 4, "ab\ufffd…"},
+		{strings.Repeat("x", 1<<20), 3, "xx…"},
 	}
 	for _, tt := range tests {
 		if got := Clip(tt.in, tt.n); got != tt.want {

@@ -20,19 +20,21 @@ const name = "ctx-suite"
 func usage() cli.Usage {
 	return cli.Usage{
 		Name: name,
-		Synopsis: `ctx suite add NAME SOURCE... [--results FILE]
+		Synopsis: `ctx suite add NAME [SOURCE...] [--results FILE]
 ctx suite show NAME
-ctx suite diff A B [--fail-on regressed|changed|never]
+ctx suite diff A B [--fail-on regressed|changed|never] [--junit FILE]
 ctx suite export --parquet DIR NAME...`,
 		Summary: "Store the runs of an evaluation as a suite and compare two suites task by task.",
 		Help: `A suite is the runs of one evaluation: a benchmark's tasks, an Inspect
 eval's samples, several rollouts of one task. 'add' packs every run of its
 sources and records, task by task, which pack each run is and how it was
 judged, under the name NAME (refs/suites/NAME). 'show' lists a suite's
-runs; 'diff' pairs the runs of two suites by task id and epoch and says
-which tasks regressed or improved, how each pair's steps drifted, and
-whether the change is more than chance (McNemar's exact test); 'export'
-writes a suite's runs and steps as Parquet tables.
+runs and pass@k; 'diff' pairs the runs of two suites by task and says
+which tasks regressed or improved (by pass rate when tasks were run more
+than once), how each pair's steps drifted, and whether the change is
+more than chance (McNemar's exact test, or the sign test over pass
+rates); runs that errored are counted apart. 'export' writes a suite's
+runs and steps as Parquet tables.
 
 'ctx suite COMMAND --help' says more of each.`,
 		Examples: `ctx suite add baseline logs/2026-05-01_eval.eval

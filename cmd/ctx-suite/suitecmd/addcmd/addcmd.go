@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/contextsubstrate/ctx/lib/cli"
+	"github.com/contextsubstrate/ctx/lib/convert"
 	"github.com/contextsubstrate/ctx/lib/suite"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -18,55 +19,65 @@ const name = "ctx-suite"
 func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
-		Synopsis: "ctx suite add [flags] NAME SOURCE...",
+		Synopsis: "ctx suite add [flags] NAME [SOURCE...]",
 		Summary:  "Pack every run of the sources and record them as the suite NAME.",
-		Args:     cli.MinArgs(2, "ctx suite add takes a suite name and at least one source"),
+		Args:     cli.MinArgs(1, "ctx suite add takes a suite name, then sources or --results FILE"),
 		Help: `Each SOURCE is a transcript file holding one run or many (an Inspect log:
 one run per sample and epoch; an OpenHands output.jsonl: one per record),
-a directory of transcripts (a SWE-bench submission's trajs/, one file or
-one folder per instance; files that are not transcripts are skipped and
-counted), an execution log, '-' for a stream of logs on standard input
-(as 'ctx convert ... | ctx pack -' reads), or the name of a pack already
-stored. Every run is packed as 'ctx pack -' packs a stream of logs, and
-the suite object (RFC 8785 canonical JSON, in the store like a pack)
-lists task by task each run's pack and outcome; refs/suites/NAME names
-it, replacing what it named before. The suite's ctx:// name is printed.
+a directory of transcripts (a SWE-bench submission's trajs/; files that
+are not transcripts are skipped and named), a Terminal-Bench run folder
+(each trial folder's results.json a run without steps, its epoch from
+<i>-of-<k>), a Harbor job folder (each trial's agent/trajectory.json and
+result.json: a reward of --pass-reward or more passes, an exception is
+errored), an execution log, '-' for a stream of logs on standard input,
+or a pack already stored. Every run is packed as 'ctx pack -' packs a
+stream of logs; refs/suites/NAME names the suite object, replacing what
+it named before. The suite's ctx:// name is printed.
 
-A run's task is the one its log gives (docs/FORMAT.md: task, outcome,
-end; else a task_id, task or instance_id of its metadata, as ctx log
-names it); a run without one takes its file's name when the file holds
-one run, else its index in its source (said once). Several runs of one task
-are its epochs; runs that repeat an epoch are numbered 1, 2, ... (said).
+A run's task is its log's (task; else a task_id, task or instance_id of
+its metadata); a run without one takes its file's name when the file
+holds one run, else its index in its source (said). Several runs of one
+task are its epochs; runs that repeat an epoch are numbered 1, 2, ...
 
---results FILE (repeatable) reads outcomes kept beside the runs:
-SWE-bench's results.json ({"resolved": [...]}; a run it does not list did
-not pass), a results_summary.json (instances[] {instance_id, resolved}),
-a report.json, or a folder of logs/<id>/report.json. Tasks a results file
-names without a run are noted and counted.
+--results FILE (repeatable) reads outcomes kept beside the runs, which
+replace the runs' own verdicts: Terminal-Bench's results.json (a trial's
+is_resolved null is errored), SWE-bench's results.json ({"resolved":
+[...]}; a run it does not list did not pass), a results_summary.json, a
+report.json, or a folder of logs/<id>/report.json. A results file that
+names none of the suite's tasks is an error (nothing is recorded); one
+that names tasks without a run says how many it matched. With --results
+and no SOURCE, each outcome is a run without steps: a suite of results
+alone, to compare two leaderboard submissions.
 
 Every source and results file is checked before anything is packed; a
 run that cannot be packed stops the command, and no suite is recorded.`,
 		Examples: `ctx suite add baseline logs/2026-05-01_popularity.eval
 ctx suite add candidate trajs/ --results results.json
-ctx convert output.jsonl | ctx suite add oh-run -
-ctx suite add picked latest baseline-pack 3f2a9c`,
+ctx suite add tb-run runs/2026-05-01__12-00-00
+ctx suite add harbor-job jobs/2026-05-01__12-00-00 --pass-reward 0.5
+ctx suite add leaderboard-a --results results.json
+ctx convert output.jsonl | ctx suite add oh-run -`,
 	}
 }
 
 type config struct {
-	store   string
-	model   string
-	strict  bool
-	results cli.Strings
-	out     cli.Output
+	store       string
+	model       string
+	strict      bool
+	results     cli.Strings
+	maxExpanded string
+	passReward  float64
+	out         cli.Output
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	fs.Var(&c.results, "results", "read outcomes from `FILE` (results.json, results_summary.json, report.json, or a folder of logs/<id>/report.json; repeatable)")
+	fs.Var(&c.results, "results", "read outcomes from `FILE` (Terminal-Bench's or SWE-bench's results.json, results_summary.json, report.json, a folder of logs/<id>/report.json; repeatable)")
 	fs.StringVar(&c.model, "model", "", "the model `ID` of transcripts that name none")
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields of a log as errors")
-	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {name, suite, runs, tasks, passed, skipped}", cli.Human: "print ctx://<hex> of the suite"})
+	fs.StringVar(&c.maxExpanded, "max-expanded", convert.FormatSize(convert.DefaultMaxExpanded), "stop when a gzip transcript or a zip member expands past `SIZE` (64M, 2G)")
+	fs.Float64Var(&c.passReward, "pass-reward", 1, "a Harbor trial passes at a verifier reward of `R` or more")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {name, suite, runs, passed, failed, errored, no_verdict, tasks, skipped}", cli.Human: "print ctx://<hex> of the suite"})
 }
 
 // Run is ctx suite add, with the arguments after "add".
@@ -76,10 +87,20 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
+	if len(args) == 1 && len(cfg.results) == 0 {
+		return cli.Usagef("ctx suite add takes a suite name, then sources or --results FILE")
+	}
+	if cfg.passReward <= 0 {
+		return cli.Usagef("--pass-reward %g: give a reward above 0", cfg.passReward)
+	}
+	maxExpanded, err := convert.ParseSize(cfg.maxExpanded)
+	if err != nil {
+		return cli.Usagef("--max-expanded: %v", err)
+	}
 	msg := cli.Messenger{Name: name, W: stderr}
 	_, rep, err := suite.Add(st, args[0], suite.AddOptions{
 		Sources: args[1:], Results: cfg.results, Stdin: stdin, Model: cfg.model, Strict: cfg.strict,
-		Note: msg.Note, Warn: msg.Warn, Interrupt: cli.OnSignal,
+		MaxExpanded: maxExpanded, PassReward: cfg.passReward, Note: msg.Note, Warn: msg.Warn, Interrupt: cli.OnSignal,
 	})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
@@ -87,7 +108,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if !cfg.out.Human() {
 		return cli.WriteJSON(stdout, rep)
 	}
-	msg.Notef("suite %s: %s of %s, %d passed", rep.Name, text.Plural(rep.Runs, "run"), text.Plural(rep.Tasks, "task"), rep.Passed)
+	msg.Notef("suite %s: %s of %s, %s", rep.Name, text.Plural(rep.Runs, "run"), text.Plural(rep.Tasks, "task"), rep.Counts.Sentence())
 	_, err = fmt.Fprintln(stdout, rep.Suite)
 	return err
 }

@@ -17,30 +17,39 @@ func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
 		Synopsis: "ctx suite diff [flags] A B",
-		Summary:  "Compare two suites task by task: outcome changes, step drift, McNemar's test.",
+		Summary:  "Compare two suites task by task: outcome changes, step drift, a test of the change.",
 		Args:     cli.ExactArgs(2, "ctx suite diff takes two suite names"),
-		Help: `Pairs the runs of suites A and B by task id and epoch. Each task gets its
-change (regressed, improved, same, only_a, only_b: by verdict when both
-runs have one, else by numeric score) and, for a pair, the step drift of
-its two runs from ctx diff's engine (drift.first_divergence, and counts
-by drift type). The summary counts the pairs by change, gives each side's
-pass rate, the mean score delta, the two-sided p-value of McNemar's exact
-test over the pairs whose verdict changed (mcnemar_p: how likely a split
-that uneven is if B were no different from A), and for tasks run more
-than once each side's pass rate.
+		Help: `Pairs the runs of suites A and B by task. With one run of each task a
+side, each pair is compared by verdict (else by numeric score): regressed,
+improved, same; the summary gives McNemar's exact test over the pairs
+whose verdict changed (mcnemar_p). When a task was run more than once
+(trials), every task is compared by its pass rate (a.rate, b.rate over
+the runs with a verdict), the summary gives the exact sign test over the
+tasks whose rate moved (sign_test_p), and the drift is that of a
+representative pair (pair.chosen says which). Both give each side's pass
+rate and the mean difference of the tasks' rates with its 95% confidence
+interval.
+
+A run without a verdict because the harness failed (a test timeout, a
+verifier's exception: its end is an error) is errored: a task whose change
+involves one is errored, never a regression; --errors-as-failures counts
+such runs as failures, as a harness's accuracy does. A task whose change
+involves a run nothing judged is no_verdict. Tasks of one side only are
+only_a, only_b. Each pair's step drift comes from ctx diff's engine.
 
 JSON by default: {"a", "b", "summary", "tasks"}. --human prints a table,
 regressions first; --markdown a summary for a CI job summary or a pull
-request comment; --html one self-contained page (-o FILE to write it to a
-file): the table of tasks, changes first, each opening onto the two
-runs' steps side by side.
+request comment; --html one self-contained page (-o FILE); --junit FILE
+writes JUnit XML beside any of them (a testcase per task, a failure per
+regression, an error per errored task; --junit - on standard output).
 
 Exit status 1 when a task regressed (--fail-on changed: when any task
-changed or is on one side only; --fail-on never: never), 0 otherwise, 2
-on error, including two suites with no task in common.`,
+regressed, improved or is on one side only; --fail-on never: never), 0
+otherwise (errored tasks included), 2 on error, including two suites
+with no task in common.`,
 		Examples: `ctx suite diff baseline candidate
 ctx suite diff baseline candidate --human
-ctx suite diff baseline candidate --markdown >> "$GITHUB_STEP_SUMMARY"
+ctx suite diff baseline candidate --markdown --junit report.xml >> "$GITHUB_STEP_SUMMARY"
 ctx suite diff --html -o suites.html baseline candidate
 ctx suite diff baseline candidate | jq '.tasks[] | select(.change == "regressed") | .task'`,
 	}
@@ -51,6 +60,7 @@ type config struct {
 	out    cli.Output
 	failOn string
 	align  string
+	errors bool
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
@@ -60,7 +70,9 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 		cli.Human:    "print a table, regressions first",
 		cli.Markdown: "print a Markdown summary (for a CI job summary or a pull request comment)",
 		cli.HTML:     "write one self-contained HTML page: the tasks, each opening onto the two runs' steps",
+		cli.JUnit:    "write JUnit XML into `FILE` too (- for standard output)",
 	})
+	fs.BoolVar(&c.errors, "errors-as-failures", false, "count runs that errored as failures, as a harness's accuracy does")
 	fs.StringVar(&c.failOn, "fail-on", "regressed", "exit 1 when any task `regressed`, or `changed`, or `never`")
 	fs.StringVar(&c.align, "align", diff.AlignIndex, "how the steps of a pair line up: index or sequence (as ctx diff)")
 }
@@ -88,7 +100,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	opts := suite.DiffOptions{Options: diff.Options{Align: cfg.align}}
+	opts := suite.DiffOptions{Options: diff.Options{Align: cfg.align}, Judging: suite.Judging{ErrorsAsFailures: cfg.errors}}
 	if cfg.out.Format() == cli.HTML {
 		opts.Keep = suite.PageLanes
 	}
@@ -97,6 +109,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
 	switch cfg.out.Format() {
+	case cli.JUnit:
+		err = suite.WriteDiffJUnit(stdout, rep)
 	case cli.Markdown:
 		err = suite.WriteDiffMarkdown(stdout, rep)
 	case cli.HTML:
@@ -105,6 +119,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = suite.WriteDiffHuman(stdout, rep, cli.Painter(stdout))
 	default:
 		err = cli.WriteJSON(stdout, rep)
+	}
+	if err == nil {
+		err = cfg.out.WriteFile(cli.JUnit, func(w io.Writer) error { return suite.WriteDiffJUnit(w, rep) })
 	}
 	if err != nil {
 		return err
