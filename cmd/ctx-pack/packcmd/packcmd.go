@@ -23,6 +23,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx pack [flags] LOG|-",
 		Summary:  "Store an execution log as an immutable, content-addressed pack.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.ExactArgs(1, "ctx pack takes one log file, or - for standard input"),
 		Help: `LOG is a JSON execution log, or the same content as NDJSON events (one
 {"event": "run"|"prompt"|"input"|"step"|"output", ...} per line); '-' reads
@@ -72,7 +73,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	fs.StringVar(&c.root, "root", "", "resolve relative `dir`ectory paths of the log against this directory (default: the log's directory; for -, the current directory)")
+	fs.StringVar(&c.root, "root", "", "resolve relative paths of the log against `DIR` (default: the log's directory; for -, the current directory)")
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields as errors")
 	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {hash, uri, objects_written, objects_reused, bytes_written}", cli.Human: "print ctx://<hex>"})
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")

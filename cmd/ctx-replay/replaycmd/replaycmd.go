@@ -22,6 +22,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx replay [flags] PACK",
 		Summary:  "Re-execute a pack's steps and compare each output with the recorded one.",
+		Exits:    []string{"0 replay exact: nothing failed or diverged, and at least one step re-ran and matched", "1 replay degraded: no step failed; a deterministic step diverged", "2", "3", "4"},
 		Args:     cli.ExactArgs(1, "ctx replay takes one pack name"),
 		Help: `Each step runs in order through the first executor that has its tool: a
 ctx-tool-NAME program on the lookup path (the step's parameters as JSON on
@@ -62,9 +63,8 @@ The output is NDJSON: one "step" line as each step finishes, then one
 status), the diverged and failed steps, and the dependency drift (tool
 versions, missing tools, missing or corrupt inputs and objects, os, arch,
 and the recorded runtime against the same runtime here). --human prints
-the same as text, led by "N of M steps re-ran". The status: failed (a step
-failed), else degraded (a deterministic step diverged), else unverified
-(no step matched: nothing was reproduced), else exact.`,
+the same as text, led by "N of M steps re-ran". The status is failed,
+degraded, unverified or exact, in that order, as the exit codes say.`,
 		Examples: `ctx replay latest
 ctx replay --human 3f2b71b8
 ctx replay latest | jq -c 'select(.event == "step" and .status != "matched")'
@@ -93,14 +93,14 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	fs.StringVar(&c.workdir, "workdir", "", "replay against the existing `dir`ectory instead of a temporary copy of the inputs")
+	fs.StringVar(&c.workdir, "workdir", "", "replay against the existing directory `DIR` instead of a temporary copy of the inputs")
 	fs.BoolVar(&c.keep, "keep", false, "keep the temporary workspace and print where it is")
 	fs.BoolVar(&c.allowExec, "allow-exec", false, "run shell tools (bash, shell, execute_command, ...) with /bin/sh -c")
-	fs.StringVar(&c.repo, "repo", "", "make the workspace a checkout of the run's commit from the clone `dir` (its own tree, index and HEAD untouched), then lay the inputs over it")
+	fs.StringVar(&c.repo, "repo", "", "make the workspace a checkout of the run's commit from the clone in `DIR` (its own tree, index and HEAD untouched), then lay the inputs over it")
 	fs.BoolVar(&c.noSandbox, "no-sandbox", false, "run programs with your rights, environment and network (no sandbox)")
 	fs.BoolVar(&c.allowNet, "allow-net", false, "let sandboxed programs use the network")
 	fs.Var(&c.env, "env", "pass the variable `NAME` of your environment to sandboxed programs (repeatable)")
-	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after this `duration` (0: no limit)")
+	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after `DURATION` (0: no limit)")
 	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print NDJSON: a line per step, then the report", cli.Human: "print the steps and the report as text"})
 	fs.BoolVar(&c.save, "save", false, "store the replay as a new pack whose parent is the original")
 	fs.Var(&c.tags, "tag", "with --save, also name the new pack refs/tags/`NAME` (repeatable)")

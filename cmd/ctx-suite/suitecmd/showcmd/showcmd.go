@@ -18,14 +18,14 @@ func usage() cli.Usage {
 		Synopsis: "ctx suite show [flags] NAME",
 		Summary:  "List a suite's runs: one entry per task and epoch, with totals.",
 		Args:     cli.ExactArgs(1, "ctx suite show takes one suite name"),
-		Help: `Prints {"name", "suite", "runs", "passed", "tasks": [{"task", "epoch",
-"passed", "score", "tool_calls", "steps", "pack", "model", "end", "tokens",
-"cost_usd", "duration_s"}], "totals"}: "passed" counts the runs that passed;
-a task run five times is five entries, epochs 1 to 5; tokens, cost and
-duration appear where the runs record them. --human prints a table.`,
+		Help: `Prints a table: a row per task and epoch, with totals, as ctx show prints
+a pack. --json prints {"name", "suite", "runs", "passed", "tasks":
+[{"task", "epoch", "passed", "score", "tool_calls", "steps", "pack",
+"model", "end", "tokens", "cost_usd", "duration_s"}], "totals"}: "passed"
+counts the runs that passed; a task run five times is five entries,
+epochs 1 to 5; tokens, cost and duration appear where the runs record them.`,
 		Examples: `ctx suite show baseline
-ctx suite show baseline --human
-ctx suite show baseline | jq -r '.tasks[] | select(.passed == false) | .task'`,
+ctx suite show baseline --json | jq -r '.tasks[] | select(.passed == false) | .task'`,
 	}
 }
 
@@ -36,7 +36,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print the suite as JSON", cli.Human: "print a table"})
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print the suite as JSON", cli.Human: "print a table"})
 }
 
 // Run is ctx suite show, with the arguments after "show".
