@@ -184,3 +184,35 @@ func TestHelpExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMETestsRunWithoutCgo holds the go test commands README.md gives
+// to CGO_ENABLED=0: with cgo every program is about 10 MiB larger in
+// memory, past the bounds of the memory tests, so a command run as
+// written would fail them.
+func TestREADMETestsRunWithoutCgo(t *testing.T) {
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inline code, which may be broken across lines, and lines of code
+	// blocks.
+	cmds := regexp.MustCompile("`[^`]*go test [^`]*`").FindAllString(strings.ReplaceAll(string(b), "\n", " "), -1)
+	inBlock := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inBlock = !inBlock
+			continue
+		}
+		if c, _, _ := strings.Cut(line, "#"); inBlock && strings.Contains(c, "go test ") {
+			cmds = append(cmds, c)
+		}
+	}
+	if len(cmds) < 2 {
+		t.Fatalf("README.md gives %d go test commands", len(cmds))
+	}
+	for _, c := range cmds {
+		if strings.Contains(c, "go test -") && !strings.Contains(c, "CGO_ENABLED=0 go test") {
+			t.Errorf("README.md: %s runs go test without CGO_ENABLED=0", c)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -66,6 +68,17 @@ func OpenInput(arg, what string, stdin io.Reader) (*Input, error) {
 		return nil, Errorf(ExitTrouble, "cannot read %s: it is a directory", named)
 	}
 	return &Input{Reader: f, Name: arg, File: f, close: f.Close}, nil
+}
+
+// Head returns a copy of the first n bytes of the input (all of it when
+// it is shorter), which stay to be read: the input is read through a
+// buffer of n bytes from then on, so standard input is never held whole.
+// A read error is left for the reads that follow.
+func (in *Input) Head(n int) []byte {
+	br := bufio.NewReaderSize(in.Reader, n)
+	in.Reader = br
+	b, _ := br.Peek(n)
+	return bytes.Clone(b)
 }
 
 // ReadInput reads the whole of what OpenInput opens, for a small input

@@ -13,6 +13,7 @@ import (
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
+	"github.com/contextsubstrate/ctx/lib/transcript"
 	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
@@ -93,7 +94,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	msg := cli.Messenger{Name: name, W: stderr}
+	prog := cli.NewProgress(stderr) // on a terminal: how much of the log is read
+	defer prog.Clear()
+	msg := cli.Messenger{Name: name, W: prog}
 	warn := msg.Warn
 	var key crypto.Signer // read first, so a wrong passphrase stores nothing
 	if cfg.sign != "" {
@@ -107,6 +110,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer in.Close()
+	look := transcript.NewLook(in.Head(transcript.HeadSize)) // to name a transcript given in place of a log
+	in.ShowProgress(prog)
 	root := cmp.Or(cfg.root, in.Dir())
 	if err := cli.CheckTags(cfg.tags); err != nil {
 		return err
@@ -116,6 +121,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// each printed once it is durable (pack.SaveLogs).
 	sidecars := sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
 	print := func(res *pack.Result, pub pack.Published) error {
+		prog.Clear()
 		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, msg.Note)
 		if !cfg.noSidecars {
 			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
@@ -132,7 +138,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := fmt.Fprintln(stdout, pub.Hash.URI())
 		return err
 	}
-	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
+	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: look.Warn(warn)},
 		Source: in.Name, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
-	return cli.Wrap(cli.ExitTrouble, pack.SaveLogs(st, pack.NewLogs(in), opts, print))
+	err = pack.SaveLogs(st, pack.NewLogs(in), opts, print)
+	return cli.Wrap(cli.ExitTrouble, look.NotALog(err, args[0], in.Name))
 }
