@@ -45,6 +45,11 @@ type Report struct {
 	// order, the steps of one side only included: what a side-by-side
 	// view draws. It is not part of the JSON report.
 	Alignment []Pair `json:"-"`
+
+	// Advice, when Options.Advise asked for it, says when another
+	// alignment would read better (one sentence), or is empty. It is not
+	// part of the JSON report.
+	Advice string `json:"-"`
 }
 
 // Entry is one drift point. Which of the optional fields are set depends on

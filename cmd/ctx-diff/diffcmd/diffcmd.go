@@ -42,7 +42,9 @@ with each change shown as a diff.
 
 Steps are compared by index: step i of A with step i of B, the surplus of
 the longer run added or removed. --align=sequence aligns the sequences of
-tool calls instead, so one inserted step is one added entry. Parameters
+tool calls instead, so one inserted step is one added entry, and --human
+shows each step's index in A and in B in two columns; when the steps of
+one run are shifted against the other's, a hint on stderr says so. Parameters
 compare canonically: key order, white space and JSON held in a string
 argument never count as drift.`,
 		Examples: `ctx diff baseline latest
@@ -114,7 +116,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return s.Err
 		}
 	}
-	r, err := diff.CompareSteps(sides[0].Manifest, sides[1].Manifest, sides[0].Steps, sides[1].Steps, diff.Options{Align: cfg.align})
+	r, err := diff.CompareSteps(sides[0].Manifest, sides[1].Manifest, sides[0].Steps, sides[1].Steps, diff.Options{Align: cfg.align, Advise: true})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
@@ -130,6 +132,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err != nil {
 		return err
+	}
+	if r.Advice != "" {
+		msg.Hintf("%s", r.Advice)
 	}
 	if r.Summary.Total > 0 {
 		return cli.Exit(cli.ExitFinding)
