@@ -40,7 +40,9 @@ Content is given as text (content, output), base64 (content_base64,
 output_base64), a file (path, output_path; read in a stream, relative to
 --root, never outside it) or an object already stored (content_ref,
 output_ref). A log with any problem is reported in full, one line per
-problem with its JSON path, and nothing is stored.
+problem with its JSON path, and nothing is stored. A transcript given
+instead is named by the format ctx convert reads it as, with the command
+that packs it. On a terminal, stderr shows how much of the log is read.
 
 For every output whose file exists under the root (given by path, or by
 name relative to the root), a provenance sidecar <file>.ctx.json is written
