@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -70,16 +69,27 @@ func OpenInput(arg, what string, stdin io.Reader) (*Input, error) {
 	return &Input{Reader: f, Name: arg, File: f, close: f.Close}, nil
 }
 
-// Head returns a copy of the first n bytes of the input (all of it when
-// it is shorter), which stay to be read: the input is read through a
-// buffer of n bytes from then on, so standard input is never held whole.
-// A read error is left for the reads that follow.
+// Head reads the first n bytes of the input (all of it when it is
+// shorter) and returns them; they stay to be read, from the slice
+// returned, before the rest. Standard input is never held whole, and
+// nothing but the head is buffered. A read error is left for the reads
+// that follow.
 func (in *Input) Head(n int) []byte {
-	br := bufio.NewReaderSize(in.Reader, n)
-	in.Reader = br
-	b, _ := br.Peek(n)
-	return bytes.Clone(b)
+	head := make([]byte, n)
+	k, err := io.ReadFull(in.Reader, head)
+	head = head[:k]
+	rest := in.Reader
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		rest = failedReader{err}
+	}
+	in.Reader = io.MultiReader(bytes.NewReader(head), rest)
+	return head
 }
+
+// failedReader gives err to every read.
+type failedReader struct{ err error }
+
+func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
 
 // ReadInput reads the whole of what OpenInput opens, for a small input
 // (a prompt, a config).

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -57,6 +59,16 @@ func TestInputHeadAndProgress(t *testing.T) {
 	fmt.Fprintln(p, "ctx-pack: warning: w")
 	if tty.String() != "\r\x1b[Kctx-pack: warning: w\n" {
 		t.Errorf("a message through the progress: %q", tty.String())
+	}
+
+	// A read error is left for the reads after the head.
+	broken := errors.New("input/output error")
+	in = &Input{Reader: io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(broken))}
+	if h := in.Head(10); string(h) != "abc" {
+		t.Errorf("head %q", h)
+	}
+	if b, err := io.ReadAll(in); string(b) != "abc" || !errors.Is(err, broken) {
+		t.Errorf("after the head: %q, %v", b, err)
 	}
 
 	// Off a terminal the input is read as it is.
