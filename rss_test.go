@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 )
@@ -54,7 +55,25 @@ func runMaxRSS(args []string) int {
 	}
 	fmt.Fprintf(os.Stderr, "maxrss: peak resident set %d KiB (limit %d MiB)\n", kib, limit)
 	if kib > limit<<10 {
+		if builtWithCgo() {
+			fmt.Fprintln(os.Stderr, "maxrss: these programs were built with cgo, which links the C library into each (about 10 MiB more); run go test with CGO_ENABLED=0, as the Makefile does")
+		}
 		return 1
 	}
 	return 0
+}
+
+// builtWithCgo reports whether this test binary, every program of the
+// scripts, was built with cgo.
+func builtWithCgo() bool {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range info.Settings {
+		if s.Key == "CGO_ENABLED" {
+			return s.Value == "1"
+		}
+	}
+	return false
 }

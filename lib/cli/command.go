@@ -23,6 +23,10 @@ type Usage struct {
 	Help     string // paragraphs after the synopsis
 	Examples string // shown last, one example per line or block
 	Args     Args   // the count of positional arguments ParseArgs takes
+	// Exits are the exit codes the command can return, in order, each
+	// "CODE" (its meaning in ExitCodes) or "CODE what it means here":
+	// --help lists these and no others. Nil lists the whole table.
+	Exits []string
 }
 
 // Verb is the name users type after ctx: "pack" for "ctx-pack".
@@ -53,6 +57,11 @@ func (u Usage) Write(w io.Writer, fs *flag.FlagSet) {
 			if arg != "" {
 				left += " " + arg
 			}
+			if len(left) > 24 {
+				// As the flag package does: the text on a line of its own,
+				// so the flag and its placeholder stand apart.
+				left += "\n" + strings.Repeat(" ", 26)
+			}
 			fmt.Fprintf(&flags, "  %-24s %s", left, usage)
 			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 				fmt.Fprintf(&flags, " (default %s)", f.DefValue)
@@ -64,7 +73,7 @@ func (u Usage) Write(w io.Writer, fs *flag.FlagSet) {
 		}
 	}
 	b.WriteString("\nexit status:\n")
-	for _, r := range ExitCodes() {
+	for _, r := range u.exitRows() {
 		b.WriteString(wrap("  "+r[0]+"  ", strings.ReplaceAll(r[1], "`", ""), 78))
 	}
 	if e := strings.TrimRight(u.Examples, " \n"); e != "" {

@@ -196,7 +196,7 @@ func TestParseHelp(t *testing.T) {
 				"usage: ctx test [flags] A B\n",
 				"\nTest the flag parser.\n",
 				"\nA paragraph of help.\n",
-				"  --store .ctx ",
+				"  --store DIR ",
 				"[$CTX_STORE]",
 				"  --no-sidecars ",
 				"[$CTX_NO_SIDECARS]",
@@ -295,5 +295,41 @@ func TestFirstBoolKeepsTheFirstValue(t *testing.T) {
 	}
 	if err := new(FirstBool).Set("maybe"); err == nil {
 		t.Errorf("a non-boolean was accepted")
+	}
+}
+
+// A usage that declares its exit codes lists those and no others, each in
+// the words it gives or else the table's; one that declares none lists
+// the whole table. A flag too long for the column has its text on the
+// next line, so the flag and its placeholder stand apart.
+func TestUsageExitCodesAndLongFlags(t *testing.T) {
+	u := testUsage()
+	u.Exits = []string{"0 no drift", "1 drift found", "2"}
+	fs := flag.NewFlagSet("ctx-test", flag.ContinueOnError)
+	var s string
+	fs.StringVar(&s, "system-prompt-file", "", "read it from `FILE`")
+	var b strings.Builder
+	u.Write(&b, fs)
+	want := "\nexit status:\n  0  no drift\n  1  drift found\n  2  the command could not do its job:"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("usage lacks %q:\n%s", want, b.String())
+	}
+	for _, c := range []string{"3", "4"} {
+		if strings.Contains(b.String(), "\n  "+c+"  ") {
+			t.Errorf("usage lists exit code %s, which it does not declare:\n%s", c, b.String())
+		}
+	}
+	if want := "  --system-prompt-file FILE\n" + strings.Repeat(" ", 27) + "read it from FILE [$CTX_SYSTEM_PROMPT_FILE]\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("usage lacks %q:\n%s", want, b.String())
+	}
+
+	u.Exits = []string{"0", "2", "3"}
+	b.Reset()
+	u.Write(&b, nil)
+	if want := "\n  0  success\n  2  the command"; !strings.Contains(b.String(), want) {
+		t.Errorf("usage lacks %q:\n%s", want, b.String())
+	}
+	if want := "\n  3  replay failed: at least one step could not execute\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("usage lacks %q:\n%s", want, b.String())
 	}
 }

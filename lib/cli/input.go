@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -67,6 +68,28 @@ func OpenInput(arg, what string, stdin io.Reader) (*Input, error) {
 	}
 	return &Input{Reader: f, Name: arg, File: f, close: f.Close}, nil
 }
+
+// Head reads the first n bytes of the input (all of it when it is
+// shorter) and returns them; they stay to be read, from the slice
+// returned, before the rest. Standard input is never held whole, and
+// nothing but the head is buffered. A read error is left for the reads
+// that follow.
+func (in *Input) Head(n int) []byte {
+	head := make([]byte, n)
+	k, err := io.ReadFull(in.Reader, head)
+	head = head[:k]
+	rest := in.Reader
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		rest = failedReader{err}
+	}
+	in.Reader = io.MultiReader(bytes.NewReader(head), rest)
+	return head
+}
+
+// failedReader gives err to every read.
+type failedReader struct{ err error }
+
+func (f failedReader) Read([]byte) (int, error) { return 0, f.err }
 
 // ReadInput reads the whole of what OpenInput opens, for a small input
 // (a prompt, a config).

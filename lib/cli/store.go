@@ -10,7 +10,7 @@ import (
 
 // StoreFlag registers --store (CTX_STORE) on fs.
 func StoreFlag(fs *flag.FlagSet, p *string) {
-	fs.StringVar(p, "store", "", "the `.ctx` directory to use (default: the nearest .ctx in this directory or a parent)")
+	fs.StringVar(p, "store", "", "use the store in `DIR`, a .ctx directory (default: the nearest .ctx in this directory or a parent)")
 }
 
 // OpenStore opens the store named by --store, else the nearest .ctx in the

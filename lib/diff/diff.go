@@ -19,6 +19,10 @@ import (
 type Options struct {
 	// Align is AlignIndex (the default) or AlignSequence.
 	Align string
+	// Advise sets the report's Advice: with index alignment, whether the
+	// sequence alignment would read better. It reads the steps again when
+	// the index alignment has tool changes.
+	Advise bool
 }
 
 // Compare reports the drift from run a to run b. The manifests' Hash fields
@@ -52,6 +56,11 @@ func CompareSteps(a, b *pack.Manifest, stepsA, stepsB pack.Steps, opts Options) 
 	r := &Report{A: a.Hash, B: b.Hash, Drift: c.out, Alignment: alignment}
 	if r.Drift == nil {
 		r.Drift = []Entry{}
+	}
+	if opts.Advise && opts.Align != AlignSequence {
+		if err := c.advise(r); err != nil {
+			return nil, err
+		}
 	}
 	for _, e := range r.Drift {
 		r.Summary.add(e.Type)
@@ -384,11 +393,11 @@ func (c *comparison) steps(align string) ([]Pair, error) {
 		case p.A < 0:
 			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.B), Change: Added, Tool: sb.Tool,
 				A: null(), B: encodeValue(sb.Tool),
-				Detail: fmt.Sprintf("step %d %s: added (only in B)", p.B, text.Clip(sb.Tool, 60))})
+				Detail: fmt.Sprintf("%s %s: added (only in B)", stepWhere(p.B, nil), text.Clip(sb.Tool, 60))})
 		case p.B < 0:
 			c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(p.A), Change: Removed, Tool: sa.Tool,
 				A: encodeValue(sa.Tool), B: null(),
-				Detail: fmt.Sprintf("step %d %s: removed (only in A)", p.A, text.Clip(sa.Tool, 60))})
+				Detail: fmt.Sprintf("%s %s: removed (only in A)", stepWhere(p.A, nil), text.Clip(sa.Tool, 60))})
 		default:
 			c.step(*sa, *sb, p.A, p.B)
 		}
@@ -446,12 +455,11 @@ func (c *comparison) step(a, b pack.Step, i, j int) {
 	if a.Tool == b.Tool && sameParams && sameOut && a.Outcome == b.Outcome {
 		return // the common case: no drift, nothing to say
 	}
-	where := fmt.Sprintf("step %d", i)
 	var stepB *int
 	if i != j {
-		where = fmt.Sprintf("step %d (%d in B)", i, j)
 		stepB = intp(j)
 	}
+	where := stepWhere(i, stepB)
 	models := a.Type == "model_call" && b.Type == "model_call"
 	if a.Tool != b.Tool && !models {
 		c.add(Entry{Type: ToolDrift, Section: SectionSteps, Step: intp(i), StepB: stepB, Change: Modified,
@@ -500,6 +508,16 @@ func (c *comparison) step(a, b pack.Step, i, j int) {
 		}
 		c.add(e)
 	}
+}
+
+// stepWhere is how a step's sentence begins: "step 3", or "step 3 (4 in
+// B)" when B's index differs (j). --human puts the two indexes in columns
+// instead, and takes this beginning off (humanStep).
+func stepWhere(i int, j *int) string {
+	if j != nil {
+		return fmt.Sprintf("step %d (%d in B)", i, *j)
+	}
+	return fmt.Sprintf("step %d", i)
 }
 
 // comparedOutputs are the outputs of two steps that are compared: their

@@ -50,6 +50,11 @@ type Report struct {
 	// order, the steps of one side only included: what a side-by-side
 	// view draws. It is not part of the JSON report.
 	Alignment []Pair `json:"-"`
+
+	// Advice, when Options.Advise asked for it, says when another
+	// alignment would read better (one sentence), or is empty. It is not
+	// part of the JSON report.
+	Advice string `json:"-"`
 }
 
 // VerdictChange is each run's verdict (pack's verdict words, with its

@@ -78,8 +78,17 @@ func WriteHuman(w io.Writer, r *Report, blobs Blobs, paint Painter) error {
 		}
 		first = false
 		fmt.Fprintln(bw, paint(colorHeader, g.title))
+		cols := stepColumns(r, entries)
+		if cols != nil {
+			fmt.Fprintln(bw, cols.line("A", "B", "(the step's index in each run)"))
+		}
 		for _, e := range entries {
-			fmt.Fprintf(bw, "  %s\n", text.Visible(e.Detail))
+			if cols != nil {
+				a, b, sentence := humanStep(e)
+				fmt.Fprintln(bw, cols.line(a, b, text.Visible(sentence)))
+			} else {
+				fmt.Fprintf(bw, "  %s\n", text.Visible(e.Detail))
+			}
 			if blobs != nil {
 				writeFirstDiff(bw, e, blobs, paint)
 			}
@@ -99,6 +108,58 @@ func WriteHuman(w io.Writer, r *Report, blobs Blobs, paint Painter) error {
 	}
 	fmt.Fprintln(bw)
 	return bw.Flush()
+}
+
+// columns are the two columns of step indexes, A's and B's, of --human
+// when the alignment pairs steps at different indexes: each index is
+// then in its run's column, and no line holds a bare number that could be
+// either run's.
+type columns struct{ wa, wb int }
+
+// stepColumns returns the columns of the steps entries, or nil when every
+// step compared is at the same index on both sides (index alignment, or a
+// sequence alignment that shifted nothing): "step 3" is then the same
+// step in A and B.
+func stepColumns(r *Report, entries []Entry) *columns {
+	shifted := false
+	for _, p := range r.Alignment {
+		shifted = shifted || p.A >= 0 && p.B >= 0 && p.A != p.B
+	}
+	c := &columns{wa: 1, wb: 1}
+	for _, e := range entries {
+		if e.Section != SectionSteps || e.Step == nil {
+			return nil
+		}
+		shifted = shifted || e.StepB != nil
+		a, b, _ := humanStep(e)
+		c.wa, c.wb = max(c.wa, len(a)), max(c.wb, len(b))
+	}
+	if !shifted {
+		return nil
+	}
+	return c
+}
+
+// line is a line of the steps section in columns.
+func (c *columns) line(a, b, sentence string) string {
+	return fmt.Sprintf("  %-*s  %-*s  %s", c.wa, a, c.wb, b, sentence)
+}
+
+// humanStep splits a steps entry into A's index, B's ("-" where the step
+// is on one side only) and its sentence without the indexes.
+func humanStep(e Entry) (a, b, sentence string) {
+	a, b = fmt.Sprint(*e.Step), fmt.Sprint(*e.Step)
+	switch {
+	case e.Change == Added:
+		a = "-"
+	case e.Change == Removed:
+		b = "-"
+	case e.StepB != nil:
+		b = fmt.Sprint(*e.StepB)
+	}
+	sentence = strings.TrimPrefix(e.Detail, stepWhere(*e.Step, e.StepB))
+	sentence = strings.TrimPrefix(strings.TrimPrefix(sentence, ":"), " ")
+	return a, b, sentence
 }
 
 // writeFirstDiff prints where the two texts of a content change first

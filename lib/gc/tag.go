@@ -80,7 +80,10 @@ func SetTag(st *store.Store, name string, h store.Hash, force bool) (Tag, error)
 		return t, err
 	}
 	defer unlock()
-	if _, err := pack.Load(st, h); err != nil {
+	if _, err := pack.Load(st, h); errors.Is(err, pack.ErrNotPack) {
+		return t, text.WithHints(fmt.Errorf("cannot tag %s: it is an object of the store, not a pack", h),
+			"a tag names a pack: 'ctx log' lists them")
+	} else if err != nil {
 		return t, fmt.Errorf("cannot tag %s: %w", h, err)
 	}
 	old, err := st.ReadRef(name)

@@ -17,9 +17,9 @@ const PasswordEnv = "CTX_REGISTRY_PASSWORD"
 // and --no-attestations (CTX_NO_ATTESTATIONS).
 func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.PlainHTTP, "plain-http", false, "talk plain HTTP to the registry, not HTTPS (a loopback or lab registry)")
-	fs.StringVar(&o.Config, "registry-config", "", "the Docker config `file` holding the registry logins (default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
+	fs.StringVar(&o.Config, "registry-config", "", "the Docker config `FILE` holding the registry logins (default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
 	fs.BoolVar(&o.NoAttestations, "no-attestations", false, "leave the packs' signed attestations behind (they travel as OCI referrers of each pack)")
-	fs.StringVar(&o.Username, "registry-username", "", "log in as this `user`, with the password in "+PasswordEnv+", instead of the config file's login")
+	fs.StringVar(&o.Username, "registry-username", "", "log in as the user `NAME`, with the password in "+PasswordEnv+", instead of the config file's login")
 }
 
 // Login completes the options after the flags are parsed: the password

@@ -240,6 +240,18 @@ func (m *Manifest) Env() Environment {
 // a pack manifest.
 var ErrNotPack = errors.New("not a pack")
 
+// NotPackError is an object of the store that is not a pack manifest: a
+// blob named where a pack is wanted. It matches ErrNotPack.
+type NotPackError struct{ Hash store.Hash }
+
+// Error names the object.
+func (e *NotPackError) Error() string {
+	return fmt.Sprintf("object %s is not a pack manifest", e.Hash)
+}
+
+// Unwrap makes the error match ErrNotPack.
+func (e *NotPackError) Unwrap() error { return ErrNotPack }
+
 // Parse decodes manifest bytes. It does not check the hash: Load does, and a
 // manifest read from a file may carry its own hash field.
 func Parse(b []byte) (*Manifest, error) {
@@ -288,7 +300,7 @@ func Load(st *store.Store, h store.Hash) (*Manifest, error) {
 	m, err := Parse(b)
 	if err != nil {
 		if errors.Is(err, ErrNotPack) {
-			return nil, fmt.Errorf("object %s is not a pack manifest %w", h, ErrNotPack)
+			return nil, &NotPackError{Hash: h}
 		}
 		return nil, fmt.Errorf("pack %s: %w", h, err)
 	}

@@ -201,7 +201,7 @@ func (r *manifestReader) fail(err error) error {
 	if errors.As(err, &ve) {
 		return fmt.Errorf("pack %s: %w", r.h, err)
 	}
-	return fmt.Errorf("object %s is not a pack manifest %w", r.h, ErrNotPack)
+	return &NotPackError{Hash: r.h}
 }
 
 // members walks the top-level object, calling fn with each key for it to

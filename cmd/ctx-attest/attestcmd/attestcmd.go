@@ -24,6 +24,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx attest [flags] --key KEY PACK\nctx attest [flags] --attach ENVELOPE PACK",
 		Summary:  "Sign a pack's provenance as an in-toto attestation.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.ExactArgs(1, usageMsg),
 		Help: `Makes an in-toto Statement v1 whose subjects are every output of PACK and
 its manifest, with a SLSA Provenance v1 predicate (model, parameters,
@@ -57,7 +58,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.attach, "attach", "", "instead of signing, store the DSSE envelope in `FILE` as an attestation of the pack")
 	fs.StringVar(&c.out, "o", "", "also write the DSSE envelope to `FILE` ('-': standard output, instead of the report)")
 	fs.StringVar(&c.bundle, "bundle", "", "also write the Sigstore bundle to `FILE` ('-' as for -o)")
-	fs.StringVar(&c.root, "root", ".", "add the attestation to the pack's sidecars under this `dir`ectory")
+	fs.StringVar(&c.root, "root", ".", "add the attestation to the pack's sidecars under `DIR`")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "leave sidecars as they are")
 	c.format.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print the attestation made as JSON", cli.Human: "print a sentence"})
 }

@@ -21,6 +21,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx cat [flags] NAME...",
 		Summary:  "Print the raw bytes of objects, or of parts of a pack.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.MinArgs(1, "ctx cat takes an object name or PACK:PART"),
 		Help: fmt.Sprintf(`NAME is an object (ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex
 digits, latest, or a tag; a pack's name gives its manifest), or a part of

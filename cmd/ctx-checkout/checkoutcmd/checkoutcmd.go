@@ -20,6 +20,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx checkout [flags] PACK DIR",
 		Summary:  "Write a pack's input files (or its outputs) into a directory.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.ExactArgs(2, "ctx checkout takes a pack name and a directory"),
 		Help: `Writes each input of PACK into DIR under its name in the pack, creating DIR
 and subdirectories as needed. --outputs writes the outputs instead, each

@@ -21,6 +21,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx completion bash|zsh|fish\nctx completion --complete -- WORDS...",
 		Summary:  "Print a shell completion script: verbs, flags, tags and packs.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.MinArgs(1, "ctx completion takes a shell: bash, zsh or fish"),
 		Help: `Prints the script that makes TAB complete ctx commands in the shell:
 the verbs (every ctx-VERB program on the lookup path, plugins too), each

@@ -24,6 +24,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx convert [flags] [FILE|-]\n       ctx convert --to atif [--store DIR] PACK",
 		Summary:  "Turn an agent transcript into an execution log for ctx pack.",
+		Exits:    []string{"0 converted", "2 malformed input (the line or JSON path is named), tool calls lost, a companion file, an unknown format, or an I/O error"},
 		Args:     cli.MaxArgs(1, "ctx convert takes one transcript file, or - for standard input"),
 		Help: `Reads a transcript from FILE (or standard input: - or no argument) and
 writes its execution log on stdout as NDJSON events (a run line, then
@@ -48,10 +49,7 @@ reader wrote none, the conversion fails (exit 2) naming the reader and
 the counts; when it wrote fewer, a warning gives both. A file that goes
 with a transcript but is not one (Cline's ui_messages.json, a member of
 an Inspect .eval, Codex's history.jsonl) is refused naming the file to
-give.
-
-Exit status: 0 converted, 2 malformed input (the line or JSON path is
-named), tool calls lost, a companion file, unknown format or I/O error.`,
+give.`,
 		Examples: `ctx convert ~/.claude/projects/-work-app/4f1c.jsonl | ctx pack -
 ctx convert --from openai --model gpt-4o chat.json | ctx pack --tag baseline -
 ctx convert run.traj > run.ndjson && ctx pack run.ndjson
@@ -79,12 +77,12 @@ func (c *config) Check(args []string) error {
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.from, "from", "auto", "the transcript's `format`: auto, "+strings.Join(convert.FormatNames(), ", "))
+	fs.StringVar(&c.from, "from", "auto", "the transcript's `FORMAT`: auto, "+strings.Join(convert.FormatNames(), ", "))
 	fs.StringVar(&c.model, "model", "", "model identifier `ID` for transcripts that name none")
 	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample, each sample and epoch a log of its own (default all)")
 	fs.StringVar(&c.record, "record", "", strings.Join(convert.RecordFiles(), ", ")+": convert only the record `ID` (instance_id, TASK:ROLLOUT, or #N by place; default: every record, each a log of its own)")
 	fs.StringVar(&c.maxExpanded, "max-expanded", convert.FormatSize(convert.DefaultMaxExpanded), "stop when a gzip input or a zip member expands past `SIZE` (64M, 2G)")
-	fs.StringVar(&c.to, "to", "log", "what to write: log (an execution log, from a transcript) or atif (an ATIF trajectory, from a pack)")
+	fs.StringVar(&c.to, "to", "log", "the `FORMAT` to write: log (an execution log, from a transcript) or atif (an ATIF trajectory, from a pack)")
 	cli.StoreFlag(fs, &c.store)
 }
 

@@ -20,6 +20,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx diff [flags] A B",
 		Summary:  "Report the drift between two runs: prompts, tools, parameters, outputs.",
+		Exits:    []string{"0 no drift", "1 drift found", "2 a side not found, not readable or malformed, or another error"},
 		Args:     cli.ExactArgs(2, "ctx diff takes two runs, A and B"),
 		Help: `A and B are each a pack (ctx://HEX, sha256:HEX, HEX, a unique prefix of
 4+ hex digits, latest, or a tag), a manifest file, an execution log file,
@@ -41,12 +42,11 @@ with each change shown as a diff.
 
 Steps are compared by index: step i of A with step i of B, the surplus of
 the longer run added or removed. --align=sequence aligns the sequences of
-tool calls instead, so one inserted step is one added entry. Parameters
+tool calls instead, so one inserted step is one added entry, and --human
+shows each step's index in A and in B in two columns; when the steps of
+one run are shifted against the other's, a hint on stderr says so. Parameters
 compare canonically: key order, white space and JSON held in a string
-argument never count as drift.
-
-Exit status: 0 no drift, 1 drift found, 2 error (a side not found, not
-readable or malformed).`,
+argument never count as drift.`,
 		Examples: `ctx diff baseline latest
 ctx diff --human 3f2b71b8 9c1e4d20
 ctx diff baseline.json new-run.json        # two logs, no store needed
@@ -71,7 +71,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 		cli.Human: "print plain sentences grouped by section",
 		cli.HTML:  "write the drift as one self-contained HTML page: the two runs side by side",
 	})
-	fs.StringVar(&c.align, "align", diff.AlignIndex, "`mode` of step alignment: index (step i with step i) or sequence (by the sequence of tool calls)")
+	fs.StringVar(&c.align, "align", diff.AlignIndex, "how steps align (`MODE`): index (step i with step i) or sequence (by the sequence of tool calls)")
 }
 
 // Check refuses standard input on both sides and an unknown alignment.
@@ -116,7 +116,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return s.Err
 		}
 	}
-	r, err := diff.CompareSteps(sides[0].Manifest, sides[1].Manifest, sides[0].Steps, sides[1].Steps, diff.Options{Align: cfg.align})
+	r, err := diff.CompareSteps(sides[0].Manifest, sides[1].Manifest, sides[0].Steps, sides[1].Steps, diff.Options{Align: cfg.align, Advise: true})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
@@ -132,6 +132,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if err != nil {
 		return err
+	}
+	if r.Advice != "" {
+		msg.Hintf("%s", r.Advice)
 	}
 	if r.Summary.Total > 0 {
 		return cli.Exit(cli.ExitFinding)

@@ -18,6 +18,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx export [flags] PACK...\nctx export [flags] --all",
 		Summary:  "Write packs, with every object they name, as a tar stream for 'ctx import'.",
+		Exits:    []string{"0", "2"},
 		Help: `PACK is ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex digits,
 latest, or a tag. The stream is an uncompressed tar of the store's own
 files: objects/ab/cdef... for each manifest and every object it names, then
@@ -48,7 +49,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	fs.StringVar(&c.output, "o", "", "write the stream to `file` instead of standard output")
+	fs.StringVar(&c.output, "o", "", "write the stream to `FILE` instead of standard output")
 	fs.BoolVar(&c.all, "all", false, "export every pack of the store, indexed or not")
 }
 

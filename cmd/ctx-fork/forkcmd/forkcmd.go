@@ -19,6 +19,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx fork [flags] PACK",
 		Summary:  "Make an editable draft (an execution log) from a pack.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.ExactArgs(1, "ctx fork takes one pack name"),
 		Help: fmt.Sprintf(`The draft holds the pack's content and "parent": "sha256:<the pack>". It is
 written to .ctx/drafts/ under a new name, and its path is printed; -o FILE

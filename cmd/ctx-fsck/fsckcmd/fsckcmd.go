@@ -26,6 +26,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx fsck [flags]",
 		Summary:  "Check the store: rehash every object, check manifests, refs, index and leftovers.",
+		Exits:    []string{"0 the store is intact", "1 problems found", "2"},
 		Args:     cli.MaxArgs(0, "ctx fsck takes no arguments; it checks the whole store"),
 		Help: `Rehashes every object under objects/; parses every pack manifest and
 checks that each object it names is present; checks refs/latest and
@@ -38,8 +39,6 @@ Prints {"ok": bool, "problems": [{"kind", "object", "detail"}]}; --human
 prints one line per problem. Kinds: corrupt, missing, symlink, not_regular,
 stray, unindexed, bad_index, bad_ref, tmp, layout, unreadable, bad_cache
 (cache/log, ctx log's copy of the index, damaged or not what packs/ says).
-Exits 1 when
-there is any problem, 0 when the store is intact.
 
 Nothing is changed unless asked: --repair-index rebuilds missing, damaged
 and stale index entries from their manifests (and removes a bad
@@ -66,7 +65,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: `print {"ok", "problems"}`, cli.Human: "print one line per problem"})
 	fs.BoolVar(&c.repairIndex, "repair-index", false, "rebuild missing, damaged and stale index entries from their manifests")
 	fs.BoolVar(&c.pruneTmp, "prune-tmp", false, "remove temporary files older than --tmp-age")
-	fs.DurationVar(&c.tmpAge, "tmp-age", defaultTmpAge, "temporary files at least this `duration` old are leftovers of interrupted writes (e.g. 1h, 30m, 0s)")
+	fs.DurationVar(&c.tmpAge, "tmp-age", defaultTmpAge, "temporary files at least `DURATION` old (1h, 30m, 0s) are leftovers of interrupted writes")
 }
 
 // Check refuses a negative --tmp-age.

@@ -20,6 +20,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx gc [flags]",
 		Summary:  "Delete the objects no pack, tag, draft or attestation keeps.",
+		Exits:    []string{"0", "1 damage met on the way (as ctx fsck reports it), or nothing deleted because a root's closure cannot be read", "2"},
 		Args:     cli.MaxArgs(0, "ctx gc takes no arguments; it works on the whole store"),
 		Help: `Keeps every object reachable from a pack of the index, refs/latest, a
 tag, a draft in drafts/ (every sha256: ref in it), a pack whose writer
@@ -58,7 +59,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print what was removed and kept as JSON", cli.Human: "print sentences"})
 	fs.BoolVar(&c.dryRun, "dry-run", false, "list what would be deleted; delete nothing")
-	fs.StringVar(&c.prune, "prune", "2w", "delete unreachable objects older than `age`: now, never, a duration (36h), or days or weeks (14d, 2w)")
+	fs.StringVar(&c.prune, "prune", "2w", "delete unreachable objects older than `DURATION`: now, never, a Go duration (36h), or days or weeks (14d, 2w)")
 }
 
 // Check reads --prune.

@@ -19,6 +19,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx import [flags] [FILE|-]",
 		Summary:  "Store the packs of a tar stream written by 'ctx export'.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.MaxArgs(1, "ctx import takes at most one file, or - for standard input"),
 		Help: `Reads the stream from FILE, or standard input when FILE is - or absent.
 Only regular files named objects/ab/<62 hex> and packs/<64 hex> are

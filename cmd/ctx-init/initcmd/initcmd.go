@@ -19,6 +19,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx init [flags] [DIR]",
 		Summary:  "Create an empty ctx store (.ctx/) in DIR or the current directory.",
+		Exits:    []string{"0 the store was made, or is there already", "2"},
 		Args:     cli.MaxArgs(1, "too many arguments: ctx init takes at most one directory"),
 		Help: `The store holds objects/ (every blob and manifest, named by SHA-256),
 packs/ (one index entry per pack), refs/ (latest and tags), drafts/ and
@@ -45,7 +46,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.store, "store", "", "create the store at `DIR`, the .ctx directory itself")
-	fs.StringVar(&c.shared, "shared", "", "`group`: a store the group writes to")
+	fs.StringVar(&c.shared, "shared", "", "who writes to the store (`MODE`): group, its group's users")
 }
 
 // Check refuses DIR with --store, and a --shared that is not group.

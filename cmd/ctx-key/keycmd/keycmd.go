@@ -16,14 +16,15 @@ const name = "ctx-key"
 func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
-		Synopsis: "ctx key generate [--type TYPE] -o NAME\nctx key id KEY",
+		Synopsis: "ctx key generate [--type ecdsa-p256|ed25519] -o FILE\nctx key id KEY",
 		Summary:  "Make a signing key pair, or print a key's id.",
-		Help: `generate writes a new private key to NAME (PEM, mode 0600) and its public
-key to NAME.pub (PKIX PEM), and refuses to replace either. TYPE is
+		Exits:    []string{"0", "2"},
+		Help: `generate writes a new private key to FILE (PEM, mode 0600) and its public
+key to FILE.pub (PKIX PEM), and refuses to replace either. --type is
 ecdsa-p256 (the default, as cosign's) or ed25519. When CTX_KEY_PASSWORD
 is set and not empty, the private key is encrypted with it in cosign's
 format (scrypt and NaCl secretbox), which cosign reads too; otherwise it
-is plain PKCS #8, as openssl writes it. Keep NAME secret; hand NAME.pub
+is plain PKCS #8, as openssl writes it. Keep FILE secret; hand FILE.pub
 to whoever verifies.
 
 id prints the id of a public or private key: the SHA-256 fingerprint that
@@ -45,8 +46,8 @@ type config struct {
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.out, "o", "", "write the private key to `NAME` and the public key to NAME.pub")
-	fs.StringVar(&c.keyType, "type", string(attest.ECDSAP256), "the `TYPE` of key: ecdsa-p256 or ed25519")
+	fs.StringVar(&c.out, "o", "", "write the private key to `FILE` and the public key to FILE.pub")
+	fs.StringVar(&c.keyType, "type", string(attest.ECDSAP256), "the type of key (`MODE`): ecdsa-p256 or ed25519")
 	c.format.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print the key's files, type and id as JSON", cli.Human: "print a sentence"})
 }
 
@@ -56,9 +57,9 @@ func (c *config) Check(args []string) error {
 	case len(args) == 2 && args[0] == "id":
 		return nil
 	case len(args) != 1 || args[0] != "generate":
-		return cli.Usagef("ctx key takes 'generate -o NAME' or 'id KEY'")
+		return cli.Usagef("ctx key takes 'generate -o FILE' or 'id KEY'")
 	case c.out == "":
-		return cli.Usagef("ctx key generate needs -o NAME")
+		return cli.Usagef("ctx key generate needs -o FILE")
 	}
 	if _, err := attest.ParseKeyType(c.keyType); err != nil {
 		return cli.Usagef("--type: %v", err)

@@ -21,6 +21,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx log [flags]",
 		Summary:  "List the packs of the store, newest first.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.MaxArgs(0, "ctx log takes no arguments (use --model, --since and -n to choose packs)"),
 		Help: `One line per pack: short hash, created ("time unknown" when the run
 recorded none), model, step count, parent (for a forked or replayed pack),

@@ -13,6 +13,7 @@ import (
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/pack/sidecar"
+	"github.com/contextsubstrate/ctx/lib/transcript"
 	"github.com/contextsubstrate/ctx/lib/verify/signed"
 )
 
@@ -23,6 +24,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx pack [flags] LOG|-",
 		Summary:  "Store an execution log as an immutable, content-addressed pack.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.ExactArgs(1, "ctx pack takes one log file, or - for standard input"),
 		Help: `LOG is a JSON execution log, or the same content as NDJSON events (one
 {"event": "run"|"prompt"|"input"|"step"|"output", ...} per line); '-' reads
@@ -38,7 +40,9 @@ Content is given as text (content, output), base64 (content_base64,
 output_base64), a file (path, output_path; read in a stream, relative to
 --root, never outside it) or an object already stored (content_ref,
 output_ref). A log with any problem is reported in full, one line per
-problem with its JSON path, and nothing is stored.
+problem with its JSON path, and nothing is stored. A transcript given
+instead is named by the format ctx convert reads it as, with the command
+that packs it. On a terminal, stderr shows how much of the log is read.
 
 For every output whose file exists under the root (given by path, or by
 name relative to the root), a provenance sidecar <file>.ctx.json is written
@@ -72,7 +76,7 @@ type config struct {
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	fs.StringVar(&c.root, "root", "", "resolve relative `dir`ectory paths of the log against this directory (default: the log's directory; for -, the current directory)")
+	fs.StringVar(&c.root, "root", "", "resolve relative paths of the log against `DIR` (default: the log's directory; for -, the current directory)")
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields as errors")
 	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {hash, uri, objects_written, objects_reused, bytes_written}", cli.Human: "print ctx://<hex>"})
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
@@ -92,7 +96,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	msg := cli.Messenger{Name: name, W: stderr}
+	prog := cli.NewProgress(stderr) // on a terminal: how much of the log is read
+	defer prog.Clear()
+	msg := cli.Messenger{Name: name, W: prog}
 	warn := msg.Warn
 	var key crypto.Signer // read first, so a wrong passphrase stores nothing
 	if cfg.sign != "" {
@@ -106,6 +112,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	defer in.Close()
+	look := transcript.NewLook(in.Head(transcript.HeadSize)) // to name a transcript given in place of a log
+	in.ShowProgress(prog)
 	root := cmp.Or(cfg.root, in.Dir())
 	if err := cli.CheckTags(cfg.tags); err != nil {
 		return err
@@ -115,6 +123,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// each printed once it is durable (pack.SaveLogs).
 	sidecars := sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
 	print := func(res *pack.Result, pub pack.Published) error {
+		prog.Clear()
 		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, msg.Note)
 		if !cfg.noSidecars {
 			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
@@ -131,7 +140,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := fmt.Fprintln(stdout, pub.Hash.URI())
 		return err
 	}
-	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
+	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: look.Warn(warn)},
 		Source: in.Name, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
-	return cli.Wrap(cli.ExitTrouble, pack.SaveLogs(st, pack.NewLogs(in), opts, print))
+	err = pack.SaveLogs(st, pack.NewLogs(in), opts, print)
+	return cli.Wrap(cli.ExitTrouble, look.NotALog(err, args[0], in.Name))
 }

@@ -21,6 +21,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx pull [flags] REF...",
 		Summary:  "Fetch packs from an OCI registry into this store.",
+		Exits:    []string{"0", "2"},
 		Help: `REF is host[:port]/repository:tag or host[:port]/repository@sha256:HEX,
 as 'ctx push' printed it. The OCI manifest must be a ctx pack's (its
 artifactType says so); its size, and the sizes its layers claim, are

@@ -23,6 +23,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx push [flags] PACK... REF",
 		Summary:  "Send packs to an OCI registry (GHCR, ECR, Harbor, the CNCF distribution registry...).",
+		Exits:    []string{"0", "1 a pack holds what looks like a secret: nothing was pushed", "2"},
 		Help: `REF is host[:port]/repository[:tag]. Several packs go to REF's
 repository, each with its --tag (one per pack, in order) or by digest.
 A pack is an OCI artifact: its manifest is the config blob, each object it

@@ -24,6 +24,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx record [flags] -- CMD [ARGS...]\n       ctx record --listen ADDR [flags]\n       ctx record --mcp [flags] -- SERVER_CMD [ARGS...]\n       ctx record --mcp-url URL [--listen ADDR] [flags] [-- CMD [ARGS...]]",
 		Summary:  "Run an agent with an OTLP receiver and pack each GenAI trace it exports.",
+		Exits:    []string{"0", "2 nothing could be recorded: no GenAI trace, no MCP answer, CMD not found, a port in use", "N CMD's (or the server's) own status when it fails, 128+N for signal N"},
 		Help: `Starts an OTLP/HTTP receiver on 127.0.0.1, a free port, and runs CMD with
 OTEL_EXPORTER_OTLP_ENDPOINT (and _TRACES_ENDPOINT, _LOGS_ENDPOINT,
 _PROTOCOL) and OTEL_TRACES_EXPORTER=otlp pointing at it, its streams
@@ -36,10 +37,7 @@ With --mcp, an MCP client on standard input and output is relayed to the
 server SERVER_CMD on stdio; with --mcp-url, to the server at URL over
 streamable HTTP, served on --listen for CMD (which gets CTX_MCP_URL).
 The session is packed when the client leaves, and its pack named on
-stderr; 'ctx serve --mcp' serves it back (docs/MCP.md).
-Exit status: CMD's (or the server's) when it fails, 128+N for signal N;
-2 when nothing could be recorded (no GenAI trace, no MCP answer, CMD not
-found, a port in use); else 0.`,
+stderr; 'ctx serve --mcp' serves it back (docs/MCP.md).`,
 		Examples: `ctx record -- python agent.py --task fix-bug
 ctx record --json --tag baseline -- ./run-agent.sh | jq -r .pack
 ctx record --listen :4318          # a collector for any instrumented agent
@@ -63,8 +61,8 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 		cli.Human: "print ctx://<hex> per pack (an MCP session's as a note on stderr)"})
 	fs.Var(&c.tags, "tag", "also name each pack refs/tags/`NAME` (repeatable; with several packs, the last)")
 	fs.StringVar(&c.listen, "listen", "", "listen on `ADDR` (HOST:PORT, :PORT or PORT); without CMD, run until SIGINT or SIGTERM")
-	fs.DurationVar(&c.idle, "idle", 3*time.Second, "pack a trace whose root span ended once no span came for this `long`")
-	fs.DurationVar(&c.drain, "drain", 2*time.Second, "after CMD exits, wait at most this `long` for exports still under way")
+	fs.DurationVar(&c.idle, "idle", 3*time.Second, "pack a trace whose root span ended once no span came for `DURATION`")
+	fs.DurationVar(&c.drain, "drain", 2*time.Second, "after CMD exits, wait at most `DURATION` for exports still under way")
 	fs.Int64Var(&c.maxBody, "max-body", record.DefaultMaxBody>>20, "refuse export requests over `MiB` (413)")
 	fs.StringVar(&c.model, "model", "", "model identifier `ID` for traces that name none")
 	fs.BoolVar(&c.mcp, "mcp", false, "relay an MCP client on stdio to the server SERVER_CMD and pack the session")

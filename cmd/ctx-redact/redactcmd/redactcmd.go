@@ -19,6 +19,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx redact [flags] PACK",
 		Summary:  "Make a new pack with every match of the rules replaced by a marker; the original stays.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.ExactArgs(1, "ctx redact takes one pack name"),
 		Help: `Replaces every match of each --pattern (Go's RE2 syntax), and with
 --secrets every credential the detectors of 'ctx push' find, by

@@ -21,6 +21,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx replay [flags] PACK",
 		Summary:  "Re-execute a pack's steps and compare each output with the recorded one.",
+		Exits:    []string{"0 replay exact: nothing failed or diverged, and at least one step re-ran and matched", "1 replay degraded: no step failed; a deterministic step diverged", "2", "3", "4"},
 		Args:     cli.ExactArgs(1, "ctx replay takes one pack name"),
 		Help: `Each step runs in order through the first executor that has its tool: a
 ctx-tool-NAME program on the lookup path (parameters as JSON on stdin,
@@ -44,9 +45,7 @@ MiB each, nothing left running after its step. Without a sandbox here,
 --allow-exec refuses unless --no-sandbox.
 
 Output: NDJSON, a "step" line per step, then a "report" line (the status,
-counts, diverged and failed steps, dependency drift); --human as text. The
-status: failed (a step failed), degraded (a deterministic step diverged),
-unverified (none matched, or one was not allowed), else exact.`,
+counts, diverged and failed steps, dependency drift); --human as text.`,
 		Examples: `ctx replay latest
 ctx replay --human 3f2b71b8
 ctx replay latest | jq -c 'select(.event == "step" and .status != "matched")'
@@ -70,14 +69,14 @@ type config struct {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	p := &c.place
 	cli.StoreFlag(fs, &c.store)
-	fs.StringVar(&p.Workdir, "workdir", "", "replay against the existing `dir`ectory instead of a temporary copy of the inputs")
+	fs.StringVar(&p.Workdir, "workdir", "", "replay against the existing directory `DIR` instead of a temporary copy of the inputs")
 	fs.BoolVar(&p.Keep, "keep", false, "keep the temporary workspace and print where it is")
 	fs.BoolVar(&p.AllowExec, "allow-exec", false, "run shell tools (bash, shell, execute_command, ...) with /bin/sh -c")
-	fs.StringVar(&p.Repo, "repo", "", "make the workspace a checkout of the run's commit from the clone `dir` (its own tree, index and HEAD untouched), then lay the inputs over it")
+	fs.StringVar(&p.Repo, "repo", "", "make the workspace a checkout of the run's commit from the clone in `DIR` (its own tree, index and HEAD untouched), then lay the inputs over it")
 	fs.BoolVar(&p.NoSandbox, "no-sandbox", false, "run programs with your rights, environment and network (no sandbox)")
 	fs.BoolVar(&p.AllowNet, "allow-net", false, "let sandboxed programs use the network")
 	fs.Var((*cli.Strings)(&p.Env), "env", "pass the variable `NAME` of your environment to sandboxed programs (repeatable)")
-	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after this `duration` (0: no limit)")
+	fs.DurationVar(&c.stepTimeout, "step-timeout", 2*time.Minute, "stop a step's program after this `DURATION` (0: no limit)")
 	fs.IntVar(&p.MaxProcs, "max-procs", 4096, "let a sandboxed step run `N` processes and threads at once (0: no bound)")
 	fs.Int64Var(&p.MaxMemoryMiB, "max-memory", 4096, "let each process of a sandboxed step allocate `MiB` of memory (0: no bound)")
 	c.out.Register(fs, cli.JSON, cli.Formats{cli.JSON: "print NDJSON: a line per step, then the report", cli.Human: "print the steps and the report as text"})

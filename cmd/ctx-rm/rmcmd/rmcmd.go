@@ -23,6 +23,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx rm [flags] PACK...",
 		Summary:  "Remove packs from the index, with their tags; 'ctx gc' deletes their objects.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.MinArgs(1, "name the packs to remove"),
 		Help: `PACK is ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex digits,
 latest, or a tag. Each pack leaves the index ('ctx log' no longer lists

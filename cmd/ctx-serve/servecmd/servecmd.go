@@ -24,6 +24,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx serve --mcp [flags] PACK [-- SERVER_CMD [ARGS...]]",
 		Summary:  "Serve a recorded MCP session back to a client, from its pack.",
+		Exits:    []string{"0 the session served is packed", "2 the client sent no message, PACK holds no MCP session, or another error"},
 		Args:     cli.MinArgs(1, "ctx serve takes the pack of a recorded MCP session (ctx record --mcp)"),
 		Help: `An MCP server on standard input and output (newline-delimited JSON-RPC,
 the stdio transport) that answers from PACK, a session recorded with
@@ -52,9 +53,7 @@ the session served is itself packed (its name and why it ended on
 standard error; --tag names it), so 'ctx diff RECORDED SERVED' shows
 where the agent went another way; a session in which the client sent no
 message is not. Standard output is the protocol: every message of ctx
-serve goes to standard error.
-Exit status: 0 when the session is packed; 2 when the client sent no
-message, PACK holds no MCP session, or on trouble.`,
+serve goes to standard error.`,
 		Examples: `ctx serve --mcp recorded                          # in a client's server config
 ctx serve --mcp --tag served recorded && ctx diff recorded served
 ctx serve --mcp --on-miss passthrough recorded -- npx -y @modelcontextprotocol/server-filesystem .
@@ -75,8 +74,8 @@ type config struct {
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	fs.BoolVar(&c.mcp, "mcp", false, "serve the Model Context Protocol (the only protocol served today)")
-	fs.StringVar(&c.onMiss, "on-miss", mcp.PolicyFail, "what a call with no recorded match gets: `fail` (an error result) or passthrough")
-	fs.Var(&c.policy, "policy", "a tool's policy, `TOOL=history|passthrough|fail` (repeatable)")
+	fs.StringVar(&c.onMiss, "on-miss", mcp.PolicyFail, "what a call with no recorded match gets (`MODE`): fail (an error result) or passthrough")
+	fs.Var(&c.policy, "policy", "give TOOL the policy history, passthrough or fail (`TOOL=POLICY`, repeatable)")
 	fs.Var(&c.tags, "tag", "name the served session's pack refs/tags/`NAME` (repeatable)")
 	c.out.Register(fs, cli.Human, cli.Formats{
 		cli.JSON:  "at the end, print on standard error {pack, calls, answered_from_recording, misses, passthrough, failed_by_policy}",

@@ -21,6 +21,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx show [flags] PACK",
 		Summary:  "Show a pack: model, prompts, inputs, steps, outputs and environment.",
+		Exits:    []string{"0", "2"},
 		Args:     cli.ExactArgs(1, "ctx show takes one pack name"),
 		Help: `PACK is ctx://HEX, sha256:HEX, HEX, a unique prefix of 4+ hex digits,
 latest, or a tag. The human summary reads the manifest and the prompt

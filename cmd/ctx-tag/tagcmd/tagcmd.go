@@ -20,6 +20,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx tag [flags]\nctx tag [flags] NAME PACK\nctx tag -d NAME...",
 		Summary:  "List, set and delete tags: names of packs under refs/tags/.",
+		Exits:    []string{"0", "2"},
 		Help: `Without arguments, lists the tags: a JSON array of {"name", "pack"},
 sorted by name (--human: one line each, the name and the short hash).
 

@@ -21,6 +21,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx verify [flags] ARTIFACT|PACK...\nctx verify [flags] -r [DIR...]",
 		Summary:  "Check artifacts against the packs that produced them.",
+		Exits:    []string{"0 everything verified (with --key: signed)", "1 anything not verified, bad_signature and unsigned included", "2 the check itself could not be done: no store, a name that is neither a file nor a pack, a key that cannot be read, an I/O error"},
 		Help: `For each ARTIFACT (a file), the sidecar ARTIFACT.ctx.json beside it names
 the pack and the output it came from. ctx verify checks that the sidecar is
 there (else no_provenance), that the pack is in the store (else broken),
@@ -48,11 +49,7 @@ by that key names its SHA-256 as a subject, bad_signature when the pack has
 attestations but none does (another key, an altered envelope, another
 subject), unsigned when the pack has no attestation at all; "key_id" and
 "attestation" say which. Only signed passes under --key. --require-signature
-is an older spelling of what --key now does, kept so scripts keep working.
-
-Exit status: 0 when everything is verified (with --key: signed), 1 when
-anything is not (bad_signature and unsigned included), 2 when the check itself could not be done (no store, a name that
-is neither a file nor a pack, a key that cannot be read, an I/O error).`,
+is an older spelling of what --key now does, kept so scripts keep working.`,
 		Examples: `ctx verify report.md
 ctx verify --human report.md
 ctx verify -r dist/            # one line of CI: every sidecar under dist/
