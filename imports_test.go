@@ -50,6 +50,8 @@ func TestImports(t *testing.T) {
 		"lib/suite/tables":                 "lib/pack lib/store lib/suite",
 		"lib/complete":                     "lib/execpath lib/pack lib/store",
 		"lib/mcp":                          "lib/pack lib/pack/jcs lib/store",
+		"lib/agentstore":                   "",
+		"lib/session":                      "lib/agentstore lib/convert lib/pack lib/pack/jcs lib/store lib/text",
 		"internal/interop":                 "",
 		"internal/storetest":               "lib/store",
 		"internal/packtest":                "lib/pack lib/store",
@@ -59,7 +61,7 @@ func TestImports(t *testing.T) {
 		"internal/mcpserver":               "",
 		"internal/modelstub":               "",
 		"internal/modelstub/cmd/modelstub": "internal/modelstub",
-		"internal/agenttest":               "internal/interop internal/modelstub",
+		"internal/agenttest":               "internal/interop internal/modelstub lib/agentstore",
 	}
 	const module = "github.com/contextsubstrate/ctx/"
 	seen := map[string]bool{}

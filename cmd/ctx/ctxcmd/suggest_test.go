@@ -111,7 +111,7 @@ func TestCheckVerb(t *testing.T) {
 }
 
 func TestVerbTable(t *testing.T) {
-	want := "init pack show log diff suite replay verify key attest fork cat fsck tag rm gc redact checkout export import push pull convert record serve completion"
+	want := "init pack show log diff suite replay verify key attest fork cat fsck tag rm gc redact checkout export import push pull convert record capture restore serve completion"
 	var names []string
 	for _, v := range verbs() {
 		names = append(names, v.name)

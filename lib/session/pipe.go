@@ -1,0 +1,160 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/contextsubstrate/ctx/lib/convert"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// packRun is the one place capture turns a session into a pack: the
+// session file, read back from its stored object, converted as ctx
+// convert --from FORMAT converts it, piped into pack.Save as ctx pack -
+// reads it, with the session's files added as inputs and the previous
+// capture as the parent. (lib/convert's one in-process convert-and-pack
+// function replaces the pipe when it comes; it will need the extra
+// inputs and the parent.)
+type packRun struct {
+	st     *store.Store
+	format string     // the ctx convert format of the session file
+	main   store.Hash // the session file's object
+	inputs []pack.InputEvent
+	parent *store.Hash
+	tag    string
+	source string // names the session in errors
+	warn   func(string)
+}
+
+// save converts and packs; a session the converter refuses is stored
+// with its files alone and the reason in its metadata, so that a session
+// is kept even where ctx cannot read it yet.
+func (p packRun) save() (pack.Published, int, error) {
+	obj, err := p.st.Open(p.main)
+	if err != nil {
+		return pack.Published{}, 0, err
+	}
+	defer obj.Close()
+	pr, pw := io.Pipe()
+	var convErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		w := &runEdit{out: pw, add: p.addToRun, after: p.inputLines()}
+		_, convErr = convert.Convert(obj, nil, w, convert.Options{From: p.format, Warn: p.warn})
+		if convErr == nil {
+			convErr = w.finish()
+		}
+		pw.CloseWithError(convErr)
+	}()
+	res, pub, err := pack.Save(p.st, pr, p.saveOptions())
+	_, _ = io.Copy(io.Discard, pr)
+	<-done
+	if convErr == nil && err == nil {
+		return pub, res.Manifest.NumSteps(), nil
+	}
+	if convErr == nil {
+		return pack.Published{}, 0, err
+	}
+	p.warn(fmt.Sprintf("%s cannot be converted (%v): its files are kept, without steps", p.source, convErr))
+	return p.saveFilesOnly(convErr)
+}
+
+func (p packRun) saveOptions() pack.SaveOptions {
+	return pack.SaveOptions{Source: p.source, Tags: []string{p.tag},
+		Options: pack.Options{Root: ".", Store: p.st, Warn: p.warn}}
+}
+
+// addToRun adds the parent to the run event.
+func (p packRun) addToRun(run map[string]json.RawMessage) {
+	if p.parent != nil {
+		run["parent"], _ = json.Marshal(p.parent.String())
+	}
+}
+
+// inputLines are the input events of the session's files.
+func (p packRun) inputLines() []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	for _, in := range p.inputs {
+		_ = enc.Encode(in)
+	}
+	return b.Bytes()
+}
+
+// saveFilesOnly packs a log of the session's files alone.
+func (p packRun) saveFilesOnly(why error) (pack.Published, int, error) {
+	run := map[string]json.RawMessage{}
+	run["event"], _ = json.Marshal("run")
+	run["model"], _ = json.Marshal(pack.LogModel{Identifier: "unknown"})
+	run["metadata"], _ = json.Marshal(map[string]string{"capture_error": why.Error()})
+	p.addToRun(run)
+	line, _ := json.Marshal(run)
+	log := append(append(line, '\n'), p.inputLines()...)
+	_, pub, err := pack.Save(p.st, bytes.NewReader(log), p.saveOptions())
+	return pub, 0, err
+}
+
+// runEdit passes a converted log through, with the run event, its first
+// line (convert writes it first), edited by add and followed by after.
+type runEdit struct {
+	out   io.Writer
+	add   func(map[string]json.RawMessage)
+	after []byte
+	head  []byte
+	done  bool
+}
+
+func (w *runEdit) Write(b []byte) (int, error) {
+	if w.done {
+		return w.out.Write(b)
+	}
+	n := len(b)
+	i := bytes.IndexByte(b, '\n')
+	if i < 0 {
+		w.head = append(w.head, b...)
+		return n, nil
+	}
+	w.head = append(w.head, b[:i]...)
+	if err := w.flushHead(); err != nil {
+		return 0, err
+	}
+	if _, err := w.out.Write(b[i+1:]); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// flushHead writes the edited run event and the lines after it.
+func (w *runEdit) flushHead() error {
+	w.done = true
+	var run map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(w.head))
+	dec.UseNumber()
+	if err := dec.Decode(&run); err != nil || string(run["event"]) != `"run"` {
+		return errors.New("the converted log does not start with its run event")
+	}
+	w.add(run)
+	line, err := json.Marshal(run)
+	if err != nil {
+		return err
+	}
+	_, err = w.out.Write(append(append(line, '\n'), w.after...))
+	return err
+}
+
+// finish ends a log that had no complete first line.
+func (w *runEdit) finish() error {
+	if w.done {
+		return nil
+	}
+	if len(w.head) == 0 {
+		return errors.New("the converter wrote nothing")
+	}
+	return w.flushHead()
+}
