@@ -29,6 +29,10 @@ type item struct {
 	text string // a prompt's or an answer's text
 	call call
 	ts   time.Time
+	// message is the id of the model message an answer or a call was
+	// part of (metadata.message_id), "" when the run does not say: calls
+	// of one message were made together, others one after the other.
+	message string
 }
 
 type itemKind int
@@ -164,6 +168,10 @@ func (r *restorer) conversation(start time.Time, fn func(item) error) error {
 			}
 			out = string(b)
 		}
+		var md struct {
+			Message string `json:"message_id"`
+		}
+		_ = json.Unmarshal(s.Metadata, &md)
 		switch s.Type {
 		case "model_call":
 			var p struct {
@@ -177,7 +185,7 @@ func (r *restorer) conversation(start time.Time, fn func(item) error) error {
 			if strings.TrimSpace(out) == "" {
 				return nil
 			}
-			return fn(item{kind: itemText, text: out, ts: last})
+			return fn(item{kind: itemText, text: out, ts: last, message: md.Message})
 		case "tool_call":
 			c := call{ID: callID(s), Name: toolName(s.Tool), Input: objectOf(s.Parameters), Output: out}
 			if s.Outcome == pack.OutcomeRejected {
@@ -186,7 +194,7 @@ func (r *restorer) conversation(start time.Time, fn func(item) error) error {
 					c.Output = "The call was refused; it did not run."
 				}
 			}
-			return fn(item{kind: itemCall, call: c, ts: last})
+			return fn(item{kind: itemCall, call: c, ts: last, message: md.Message})
 		}
 		events[s.Tool]++
 		return nil
@@ -277,3 +285,9 @@ func newLineWriter(w io.Writer) lineWriter {
 }
 
 func (l lineWriter) write(v any) error { return l.enc.Encode(v) }
+
+// sameMessage reports whether it belongs to the model message whose
+// calls are pending (message): only when the run says both are one.
+func sameMessage(it item, message string) bool {
+	return it.message != "" && it.message == message
+}

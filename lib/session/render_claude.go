@@ -60,6 +60,7 @@ type claudeRenderer struct {
 	seq     int
 	blocks  []claudeBlock // the assistant message being made
 	results []claudeBlock // its calls' results
+	message string        // the run's id of that message
 	ts      time.Time
 }
 
@@ -80,10 +81,15 @@ func (c *claudeRenderer) item(it item) error {
 				return err
 			}
 		}
-		c.ts = it.ts
+		c.ts, c.message = it.ts, it.message
 		c.blocks = append(c.blocks, claudeBlock{Type: "text", Text: it.text})
 	case itemCall:
-		c.ts = it.ts
+		if len(c.results) > 0 && !sameMessage(it, c.message) {
+			if err := c.flush(); err != nil {
+				return err
+			}
+		}
+		c.ts, c.message = it.ts, it.message
 		out, isErr := it.call.Output, it.call.IsError
 		c.blocks = append(c.blocks, claudeBlock{Type: "tool_use", ID: it.call.ID, Name: it.call.Name, Input: it.call.Input})
 		c.results = append(c.results, claudeBlock{Type: "tool_result", ToolUseID: it.call.ID, Content: &out, IsError: &isErr})

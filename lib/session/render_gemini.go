@@ -60,7 +60,9 @@ type geminiRenderer struct {
 	began bool
 	seq   int
 	msg   *geminiMessage // the model message being made
-	last  time.Time
+	// message is the run's id of that message.
+	message string
+	last    time.Time
 }
 
 func (r *restorer) geminiRenderer(w io.Writer, start time.Time) renderer {
@@ -98,6 +100,7 @@ func (g *geminiRenderer) item(it item) error {
 				return err
 			}
 		}
+		g.message = it.message
 		g.model(it.ts)
 		if s, _ := g.msg.Content.(string); s != "" {
 			g.msg.Content = s + "\n\n" + it.text
@@ -105,6 +108,12 @@ func (g *geminiRenderer) item(it item) error {
 			g.msg.Content = it.text
 		}
 	case itemCall:
+		if g.msg != nil && len(g.msg.ToolCalls) > 0 && !sameMessage(it, g.message) {
+			if err := g.flush(); err != nil {
+				return err
+			}
+		}
+		g.message = it.message
 		g.model(it.ts)
 		resp := &geminiResponse{ID: it.call.ID, Name: it.call.Name, Response: map[string]string{"output": it.call.Output}}
 		status := "success"

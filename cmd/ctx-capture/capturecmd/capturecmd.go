@@ -21,7 +21,7 @@ const name = "ctx-capture"
 func usage() cli.Usage {
 	return cli.Usage{
 		Name:     name,
-		Synopsis: "ctx capture [--from AGENT] [flags] [DIR]\n       ctx capture --all [--from AGENT] [flags]",
+		Synopsis: "ctx capture [--from AGENT] [flags] [DIR]\nctx capture --all [--from AGENT] [flags]",
 		Summary:  "Pack the sessions coding agents keep in their own stores.",
 		Args:     cli.MaxArgs(1, "ctx capture takes at most one project directory"),
 		Help: `Finds the sessions Claude Code, Codex and Gemini CLI keep for the project
