@@ -179,6 +179,12 @@ func ReadCodexConfig(codexDir string) (CodexConfig, error) {
 	if err != nil {
 		return CodexConfig{}, err
 	}
+	return ParseCodexConfig(b), nil
+}
+
+// ParseCodexConfig reads the keys ReadCodexConfig needs from the text of
+// a config.toml.
+func ParseCodexConfig(b []byte) CodexConfig {
 	var c CodexConfig
 	top := true
 	for _, line := range strings.Split(string(b), "\n") {
@@ -202,7 +208,7 @@ func ReadCodexConfig(codexDir string) (CodexConfig, error) {
 			c.Providers = append(c.Providers, name)
 		}
 	}
-	return c, nil
+	return c
 }
 
 // tomlProviderKey returns NAME of the key model_providers.NAME (quoted or

@@ -185,24 +185,40 @@ func ReadGeminiMeta(path string) (GeminiMeta, error) {
 		return m, err
 	}
 	defer f.Close()
-	// A .json session is one document: its keys are read in order and
-	// the messages skipped, not held.
-	dec := json.NewDecoder(io.LimitReader(f, 1<<30))
+	if m, err = ParseGeminiMetaDoc(f); err != nil {
+		return m, fmt.Errorf("%s: %v", path, err)
+	}
+	return m, nil
+}
+
+// ParseGeminiMetaDoc reads the metadata at the top of a .json session
+// (one document): its keys are read in order and the messages skipped,
+// not held.
+func ParseGeminiMetaDoc(r io.Reader) (GeminiMeta, error) {
+	var m GeminiMeta
+	dec := json.NewDecoder(io.LimitReader(r, 1<<30))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return m, fmt.Errorf("%s: not a JSON object", path)
+		return m, errors.New("not a JSON object")
 	}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
-			return m, fmt.Errorf("%s: %v", path, err)
+			return m, err
 		}
 		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return m, fmt.Errorf("%s: %v", path, err)
+		v, err := dec.Token()
+		if err != nil {
+			return m, err
 		}
-		var s string
-		_ = json.Unmarshal(v, &s)
+		if _, ok := v.(json.Delim); ok {
+			// An object or array (the messages): skipped a token at a
+			// time, never held.
+			if err := skip(dec); err != nil {
+				return m, err
+			}
+			continue
+		}
+		s, _ := v.(string)
 		switch key {
 		case "sessionId":
 			m.SessionID = s
@@ -215,6 +231,24 @@ func ReadGeminiMeta(path string) (GeminiMeta, error) {
 		}
 	}
 	return m, nil
+}
+
+// skip reads the rest of the object or array just opened.
+func skip(dec *json.Decoder) error {
+	depth := 1
+	for depth > 0 {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return nil
 }
 
 // geminiSessions lists the sessions of the project folders slugs under

@@ -38,6 +38,9 @@ func (r *restorer) exact(oldID string, files []File, res *Restored) ([]output, e
 		}
 		name = agentstore.CodexRolloutName(t, r.id)
 	case agentstore.Gemini:
+		if !strings.HasPrefix(name, "session-") || !(strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")) {
+			return nil, fmt.Errorf("%s: not a Gemini CLI session's file name", main.Rel)
+		}
 		if r.id != oldID {
 			name = strings.Replace(name, shortID(oldID)+".json", shortID(r.id)+".json", 1)
 		}
@@ -48,13 +51,15 @@ func (r *restorer) exact(oldID string, files []File, res *Restored) ([]output, e
 	}
 	var outs []output
 	for _, f := range files[1:] {
-		rel := f.Rel
-		if r.to == agentstore.ClaudeCode {
-			// ID/subagents/...: the folder takes the new id.
-			if rest, ok := strings.CutPrefix(rel, oldID+"/"); ok {
-				rel = r.id + "/" + rest
-			}
+		// Only Claude Code's sessions have companions, in the folder
+		// named by the session id (which takes the new id): a pack that
+		// names any other file is not writing it anywhere.
+		rest, ok := strings.CutPrefix(f.Rel, oldID+"/")
+		if r.to != agentstore.ClaudeCode || !ok {
+			r.opts.Warn(fmt.Sprintf("%s: not a file of a %s session: not restored", f.Rel, r.to))
+			continue
 		}
+		rel := r.id + "/" + rest
 		outs = append(outs, output{path: filepath.Join(root, filepath.FromSlash(rel)), fill: r.edited(f.Ref, f.Rel, oldID, nil)})
 	}
 	var provider *string
