@@ -43,4 +43,3 @@ func TestCodexLines(t *testing.T) {
 		}
 	}
 }
-
