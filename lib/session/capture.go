@@ -32,7 +32,7 @@ type CaptureOptions struct {
 	// Warn receives what the converter could not map, and sessions that
 	// were kept without steps.
 	Warn func(string)
-	// Captured, when set, is told of each pack as it is stored.
+	// Captured, when set, is told of each pack stored, once it is.
 	Captured func(Captured)
 }
 
@@ -95,17 +95,31 @@ func Capture(st *store.Store, opts CaptureOptions) (*CaptureReport, error) {
 		return rep, nil
 	}
 	c := capturer{st: st, opts: opts, stat: st.LoadStatCache(), cache: loadCaptureCache(st)}
+	var jobs []*job
 	for _, s := range all {
-		got, err := c.one(s)
+		j, err := c.plan(s)
 		switch {
 		case err != nil:
 			rep.Failed = append(rep.Failed, Failed{Agent: s.Agent, Session: s.ID, File: s.Path(), Error: err.Error()})
-		case got == nil:
+		case j == nil:
 			rep.Unchanged++
 		default:
-			rep.Captured = append(rep.Captured, *got)
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) > 0 {
+		if err := c.packAll(jobs); err != nil {
+			return rep, err
+		}
+	}
+	for _, j := range jobs {
+		switch {
+		case j.err != nil:
+			rep.Failed = append(rep.Failed, Failed{Agent: j.s.Agent, Session: j.s.ID, File: j.s.Path(), Error: j.err.Error()})
+		case j.got != nil:
+			rep.Captured = append(rep.Captured, *j.got)
 			if opts.Captured != nil {
-				opts.Captured(*got)
+				opts.Captured(*j.got)
 			}
 		}
 	}
@@ -121,8 +135,21 @@ type capturer struct {
 	cache *captureCache
 }
 
-// one captures session s: nil when it is unchanged.
-func (c *capturer) one(s agentstore.Session) (*Captured, error) {
+// job is a session to pack.
+type job struct {
+	s      agentstore.Session
+	agent  agentstore.Agent
+	files  []File
+	tag    string
+	parent *store.Hash
+	pack   store.Hash // its pack, once stored
+	got    *Captured
+	err    error // why it could not be
+}
+
+// plan reads what session s holds and returns the job of packing it, or
+// nil when its last capture holds the same.
+func (c *capturer) plan(s agentstore.Session) (*job, error) {
 	agent, err := agentstore.Lookup(s.Agent)
 	if err != nil {
 		return nil, err
@@ -130,38 +157,40 @@ func (c *capturer) one(s agentstore.Session) (*Captured, error) {
 	if err := CheckTag(s.Agent, s.ID); err != nil {
 		return nil, err
 	}
-	tag := Tag(s.Agent, s.ID)
-	files := make([]File, len(s.Files))
+	j := &job{s: s, agent: agent, tag: Tag(s.Agent, s.ID), files: make([]File, len(s.Files))}
 	for i, rel := range s.Files {
-		files[i] = File{Rel: rel, Main: i == 0}
+		j.files[i] = File{Rel: rel, Main: i == 0}
 	}
-	sortCompanions(files)
-	for i := range files {
-		p := filepath.Join(s.Root, filepath.FromSlash(files[i].Rel))
-		if files[i].Ref, files[i].Size, err = c.hash(p); err != nil {
+	sortCompanions(j.files)
+	for i := range j.files {
+		if j.files[i].Ref, j.files[i].Size, err = c.hash(j.path(i)); err != nil {
 			return nil, err
 		}
 	}
-	if files[0].Size == 0 {
+	if j.files[0].Size == 0 {
 		return nil, nil // not one whole line yet: the next capture takes it
 	}
-	digest := digestOf(files)
-	prev, err := c.st.ReadRef(tag)
-	var parent *store.Hash
+	prev, err := c.st.ReadRef(j.tag)
 	switch {
 	case err == nil:
-		if d, ok := c.previous(prev); ok && d == digest {
+		d, ok := c.previous(prev)
+		if ok && d == digestOf(j.files) {
 			return nil, nil
 		}
-		parent = &prev
+		if ok || c.st.Has(prev) {
+			j.parent = &prev
+		}
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
-	return c.pack(s, agent, files, tag, parent)
+	return j, nil
 }
 
+func (j *job) path(i int) string { return filepath.Join(j.s.Root, filepath.FromSlash(j.files[i].Rel)) }
+
 // previous is the digest of the files in the pack h (the cache's, else
-// its manifest's).
+// its manifest's); ok is false when h holds no session files (or is not
+// there: a tag left by a pack removed since, whose session is new again).
 func (c *capturer) previous(h store.Hash) (store.Hash, bool) {
 	if d, ok := c.cache.get(h); ok {
 		return d, true
@@ -179,39 +208,81 @@ func (c *capturer) previous(h store.Hash) (store.Hash, bool) {
 	return d, true
 }
 
-// pack stores the session's files, then its converted run with them.
-func (c *capturer) pack(s agentstore.Session, agent agentstore.Agent, files []File, tag string, parent *store.Hash) (*Captured, error) {
-	// From the first file stored to the pack indexed, ctx gc deletes
-	// nothing (the store's write lock; pack.Save's nests in it).
+// packAll stores the jobs' session files in one batch, then their runs
+// through one pack.Saver (their blobs, manifests and index entries
+// committed together, a batch of runs at a time), then moves each tag:
+// a capture of many sessions costs a few syncs, not a few per session.
+func (c *capturer) packAll(jobs []*job) error {
+	// From the first file stored to the last tag written, ctx gc deletes
+	// nothing (the store's write lock; the Saver's nests in it).
 	unlock, err := c.st.LockWrites()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer unlock()
-	var inputs []pack.InputEvent
-	for i := range files {
-		p := filepath.Join(s.Root, filepath.FromSlash(files[i].Rel))
-		if files[i].Ref, files[i].Size, err = c.put(p, files[i].Size); err != nil {
-			return nil, err
+	batch := c.st.NewBatch()
+	for _, j := range jobs {
+		for i := range j.files {
+			if j.files[i].Ref, j.files[i].Size, err = putKept(batch, j.path(i), j.files[i].Size); err != nil {
+				j.err = err
+				break
+			}
 		}
-		inputs = append(inputs, pack.InputEvent{Event: "input", Name: inputName(s.Agent, files[i].Rel),
-			Content:  pack.Content{ContentRef: files[i].Ref.String()},
-			Metadata: map[string]any{metaKey: fileMeta{Agent: s.Agent, ID: s.ID, Main: files[i].Main}}})
 	}
-	source := fmt.Sprintf("%s session %s (%s)", s.Agent, s.ID, s.Path())
-	pub, steps, err := packRun{st: c.st, format: agent.Format, main: files[0].Ref, inputs: inputs,
-		parent: parent, tag: tag, source: source, warn: c.opts.Warn}.save()
+	if err := batch.Commit(); err != nil {
+		return err
+	}
+	saver, err := pack.NewSaver(c.st, pack.SaveOptions{Options: pack.Options{Root: ".", Store: c.st, Warn: c.opts.Warn}})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	c.cache.put(pub.Hash, digestOf(files))
-	got := &Captured{Agent: s.Agent, Session: s.ID, Status: "new", Pack: pub.Hash.URI(), Tag: tag,
-		File: s.Path(), Files: len(files), Steps: steps}
-	if parent != nil {
-		u := parent.URI()
-		got.Status, got.Parent = "grown", &u
+	var pending []*job // added, not yet handed back
+	took := func(saved []pack.Saved) {
+		for _, sv := range saved {
+			j := pending[0]
+			pending = pending[1:]
+			j.pack = sv.Published.Hash
+			j.got = &Captured{Agent: j.s.Agent, Session: j.s.ID, Status: "new", Pack: sv.Published.Hash.URI(), Tag: j.tag,
+				File: j.s.Path(), Files: len(j.files), Steps: sv.Result.Manifest.NumSteps()}
+			if j.parent != nil {
+				u := j.parent.URI()
+				j.got.Status, j.got.Parent = "grown", &u
+			}
+		}
 	}
-	return got, nil
+	for _, j := range jobs {
+		if j.err != nil {
+			continue
+		}
+		run := packRun{st: c.st, job: j, warn: c.opts.Warn}
+		saved, err := run.add(saver)
+		took(saved)
+		if err != nil {
+			j.err = err
+			continue
+		}
+		pending = append(pending, j)
+	}
+	saved, err := saver.Close()
+	took(saved)
+	if err != nil {
+		return err
+	}
+	tags := map[string]store.Hash{}
+	for _, j := range jobs {
+		if j.got != nil {
+			tags[j.tag] = j.pack
+		}
+	}
+	if err := c.st.WriteRefs(tags); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.got != nil {
+			c.cache.put(j.pack, digestOf(j.files))
+		}
+	}
+	return nil
 }
 
 // sortCompanions keeps the session file first and orders the others by
@@ -246,20 +317,17 @@ func (c *capturer) hash(p string) (store.Hash, int64, error) {
 	return h, n, nil
 }
 
-// put stores the first n bytes of the file at p.
-func (c *capturer) put(p string, n int64) (store.Hash, int64, error) {
-	f, err := os.Open(p)
+// putKept stores the first n bytes of the file at p in batch.
+func putKept(batch *store.Batch, p string, n int64) (store.Hash, int64, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return store.Hash{}, 0, err
 	}
 	defer f.Close()
-	h, size, _, err := c.st.PutObjectFrom(func(w io.Writer) error {
-		got, err := io.Copy(w, io.LimitReader(f, n))
-		if err == nil && got != n {
-			err = fmt.Errorf("%s: shorter than it was a moment ago (%d bytes, not %d)", p, got, n)
-		}
-		return err
-	})
+	h, size, err := batch.PutReader(io.LimitReader(f, n))
+	if err == nil && size != n {
+		err = fmt.Errorf("%s: shorter than it was a moment ago (%d bytes, not %d)", p, size, n)
+	}
 	return h, size, err
 }
 

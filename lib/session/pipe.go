@@ -12,31 +12,28 @@ import (
 	"github.com/contextsubstrate/ctx/lib/store"
 )
 
-// packRun is the one place capture turns a session into a pack: the
-// session file, read back from its stored object, converted as ctx
-// convert --from FORMAT converts it, piped into pack.Save as ctx pack -
-// reads it, with the session's files added as inputs and the previous
-// capture as the parent. (lib/convert's one in-process convert-and-pack
-// function replaces the pipe when it comes; it will need the extra
-// inputs and the parent.)
+// packRun is the one place capture turns a session into a run of a
+// pack.Saver: the session file, read back from its stored object,
+// converted as ctx convert --from FORMAT converts it, piped into the
+// Saver as ctx pack - reads a stream of logs, with the session's files
+// added as inputs (content_ref) and the previous capture as the parent.
+// (lib/convert's one in-process convert-and-pack function replaces the
+// pipe when it comes; it will need the extra inputs and the parent.)
 type packRun struct {
-	st     *store.Store
-	format string     // the ctx convert format of the session file
-	main   store.Hash // the session file's object
-	inputs []pack.InputEvent
-	parent *store.Hash
-	tag    string
-	source string // names the session in errors
-	warn   func(string)
+	st   *store.Store
+	job  *job
+	warn func(string)
 }
 
-// save converts and packs; a session the converter refuses is stored
-// with its files alone and the reason in its metadata, so that a session
-// is kept even where ctx cannot read it yet.
-func (p packRun) save() (pack.Published, int, error) {
-	obj, err := p.st.Open(p.main)
+// add converts and adds the run; a session the converter refuses is
+// added with its files alone and the reason in its metadata, so that a
+// session is kept even where ctx cannot read it yet. It returns what
+// the Saver handed back (the packs of earlier runs).
+func (p packRun) add(saver *pack.Saver) ([]pack.Saved, error) {
+	source := fmt.Sprintf("%s session %s (%s)", p.job.s.Agent, p.job.s.ID, p.job.s.Path())
+	obj, err := p.st.Open(p.job.files[0].Ref)
 	if err != nil {
-		return pack.Published{}, 0, err
+		return nil, err
 	}
 	defer obj.Close()
 	pr, pw := io.Pipe()
@@ -45,34 +42,27 @@ func (p packRun) save() (pack.Published, int, error) {
 	go func() {
 		defer close(done)
 		w := &runEdit{out: pw, add: p.addToRun, after: p.inputLines()}
-		_, convErr = convert.Convert(obj, nil, w, convert.Options{From: p.format, Warn: p.warn})
+		_, convErr = convert.Convert(obj, nil, w, convert.Options{From: p.job.agent.Format, Warn: p.warn})
 		if convErr == nil {
 			convErr = w.finish()
 		}
 		pw.CloseWithError(convErr)
 	}()
-	res, pub, err := pack.Save(p.st, pr, p.saveOptions())
-	_, _ = io.Copy(io.Discard, pr)
+	saved, err := saver.Add(pr, source)
+	_, _ = io.Copy(io.Discard, pr) // whatever Add left unread, so the conversion ends
 	<-done
-	if convErr == nil && err == nil {
-		return pub, res.Manifest.NumSteps(), nil
-	}
 	if convErr == nil {
-		return pack.Published{}, 0, err
+		return saved, err
 	}
-	p.warn(fmt.Sprintf("%s cannot be converted (%v): its files are kept, without steps", p.source, convErr))
-	return p.saveFilesOnly(convErr)
-}
-
-func (p packRun) saveOptions() pack.SaveOptions {
-	return pack.SaveOptions{Source: p.source, Tags: []string{p.tag},
-		Options: pack.Options{Root: ".", Store: p.st, Warn: p.warn}}
+	p.warn(fmt.Sprintf("%s cannot be converted (%v): its files are kept, without steps", source, convErr))
+	more, err := saver.Add(bytes.NewReader(p.filesOnly(convErr)), source)
+	return append(saved, more...), err
 }
 
 // addToRun adds the parent to the run event.
 func (p packRun) addToRun(run map[string]json.RawMessage) {
-	if p.parent != nil {
-		run["parent"], _ = json.Marshal(p.parent.String())
+	if p.job.parent != nil {
+		run["parent"], _ = json.Marshal(p.job.parent.String())
 	}
 }
 
@@ -81,23 +71,23 @@ func (p packRun) inputLines() []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	for _, in := range p.inputs {
-		_ = enc.Encode(in)
+	for _, f := range p.job.files {
+		_ = enc.Encode(pack.InputEvent{Event: "input", Name: inputName(p.job.s.Agent, f.Rel),
+			Content:  pack.Content{ContentRef: f.Ref.String()},
+			Metadata: map[string]any{metaKey: fileMeta{Agent: p.job.s.Agent, ID: p.job.s.ID, Main: f.Main}}})
 	}
 	return b.Bytes()
 }
 
-// saveFilesOnly packs a log of the session's files alone.
-func (p packRun) saveFilesOnly(why error) (pack.Published, int, error) {
+// filesOnly is the log of the session's files alone.
+func (p packRun) filesOnly(why error) []byte {
 	run := map[string]json.RawMessage{}
 	run["event"], _ = json.Marshal("run")
 	run["model"], _ = json.Marshal(pack.LogModel{Identifier: "unknown"})
 	run["metadata"], _ = json.Marshal(map[string]string{"capture_error": why.Error()})
 	p.addToRun(run)
 	line, _ := json.Marshal(run)
-	log := append(append(line, '\n'), p.inputLines()...)
-	_, pub, err := pack.Save(p.st, bytes.NewReader(log), p.saveOptions())
-	return pub, 0, err
+	return append(append(line, '\n'), p.inputLines()...)
 }
 
 // runEdit passes a converted log through, with the run event, its first
