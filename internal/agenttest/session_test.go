@@ -283,3 +283,32 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestInteropClaudeCodeSessionEndHookCaptures: the SessionEnd hook of
+// docs/RESTORE.md, in the home's settings.json, runs ctx capture as
+// claude -p ends: the session is in the store, tagged, with its files.
+func TestInteropClaudeCodeSessionEndHookCaptures(t *testing.T) {
+	Need(t, ClaudeCode)
+	c := newCtxTool(t)
+	dir := t.TempDir()
+	PrepareTaskDir(t, dir)
+	stub := StartStub(t, TaskScript(ClaudeCode, dir, false))
+	home := NewHome(t, ClaudeCode, stub)
+	hook := filepath.Join(c.bin, "ctx-capture") + " --all --from claude-code --store " + c.store + " >/dev/null 2>&1 || true"
+	settings, _ := json.Marshal(map[string]any{"hooks": map[string]any{
+		"SessionEnd": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": hook}}}},
+	}})
+	writeStoreFile(t, filepath.Join(home.ConfigDir(), "settings.json"), settings)
+	res := home.Prompt(t, dir, TaskPrompt)
+	id := sessionID(t, res.Lines(), "session_id")
+	var rep captureReport
+	c.json(t, home, dir, &rep, "capture", "--from", "claude-code", dir)
+	if rep.Unchanged != 1 || len(rep.Captured) != 0 {
+		t.Errorf("after the hook, ctx capture found %+v, want the session captured already (1 unchanged)", rep)
+	}
+	var log struct{ Refs []string }
+	r := c.try(t, home, dir, "log", "--json")
+	if json.Unmarshal(bytes.TrimSpace(r.stdout), &log) != nil || !contains(log.Refs, "claude-code."+id) {
+		t.Errorf("ctx log after the hook: %s, want the pack tagged claude-code.%s", r.stdout, id)
+	}
+}
