@@ -59,6 +59,23 @@ type Restored struct {
 	ProviderConfigured *bool  `json:"provider_configured,omitempty"`
 }
 
+// CheckoutNote says where the run worked when it recorded its
+// repository (environment.git), and how to get that checkout; "" when it
+// did not.
+func (r *Restored) CheckoutNote() string {
+	if r.Git == nil {
+		return ""
+	}
+	where := "the run worked in a checkout"
+	if r.Git.RepositoryURL != "" {
+		where += " of " + r.Git.RepositoryURL
+	}
+	if r.Git.Commit != "" {
+		where += " at " + r.Git.Commit
+	}
+	return where + ": 'ctx restore --repo CLONE --cwd NEWDIR' makes NEWDIR a checkout of it"
+}
+
 // NoPromptError is a pack with nothing to resume.
 type NoPromptError struct{ Pack store.Hash }
 

@@ -118,8 +118,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	if res.Git != nil && cfg.repo == "" {
-		msg.Notef("the run worked in a checkout%s: 'ctx restore --repo CLONE --cwd NEWDIR' makes NEWDIR a checkout of it", gitText(res.Git))
+	if note := res.CheckoutNote(); note != "" && cfg.repo == "" {
+		msg.Notef("%s", note)
 	}
 	if !cfg.out.Human() {
 		return cli.WriteJSON(stdout, res)
@@ -142,15 +142,4 @@ func emptyDir(dir string) error {
 		return errors.New("not empty")
 	}
 	return nil
-}
-
-func gitText(g *pack.Git) string {
-	var s string
-	if g.RepositoryURL != "" {
-		s += " of " + g.RepositoryURL
-	}
-	if g.Commit != "" {
-		s += " at " + g.Commit
-	}
-	return s
 }
