@@ -45,10 +45,20 @@ func digestOf(files []File) store.Hash {
 }
 
 func loadCaptureCache(st *store.Store) *captureCache {
-	c := &captureCache{digests: map[store.Hash]store.Hash{}}
 	b, err := st.ReadCache(captureCacheName)
-	if err != nil || !bytes.HasPrefix(b, []byte(captureCacheHeader)) {
-		return c
+	if err != nil {
+		b = nil
+	}
+	return &captureCache{digests: parseCaptureCache(b)}
+}
+
+// parseCaptureCache decodes the cache file: its header, then a line per
+// pack, "<pack hex> <digest hex>". Anything else is a damaged cache,
+// read as an empty one.
+func parseCaptureCache(b []byte) map[store.Hash]store.Hash {
+	m := map[store.Hash]store.Hash{}
+	if !bytes.HasPrefix(b, []byte(captureCacheHeader)) {
+		return m
 	}
 	for _, line := range strings.Split(string(b[len(captureCacheHeader):]), "\n") {
 		if line == "" {
@@ -58,11 +68,11 @@ func loadCaptureCache(st *store.Store) *captureCache {
 		ph, err1 := store.ParseHex(p)
 		dh, err2 := store.ParseHex(d)
 		if !ok || err1 != nil || err2 != nil {
-			return &captureCache{digests: map[store.Hash]store.Hash{}}
+			return map[store.Hash]store.Hash{}
 		}
-		c.digests[ph] = dh
+		m[ph] = dh
 	}
-	return c
+	return m
 }
 
 func (c *captureCache) get(pack store.Hash) (store.Hash, bool) {

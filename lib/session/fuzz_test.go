@@ -93,3 +93,18 @@ func FuzzFiles(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCaptureCache: a damaged cache is an empty one; what it
+// answers is what its lines say, each hash in hex.
+func FuzzParseCaptureCache(f *testing.F) {
+	f.Add([]byte(captureCacheHeader + strings.Repeat("ab", 32) + " " + strings.Repeat("cd", 32) + "\n"))
+	f.Add([]byte(captureCacheHeader + "zz zz\n"))
+	f.Add([]byte("ctx capture cache 2\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for p, d := range parseCaptureCache(b) {
+			if !strings.Contains(strings.ToLower(string(b)), p.Hex()+" "+d.Hex()) {
+				t.Errorf("parseCaptureCache(%q) gave %s %s, which it does not say", b, p.Hex(), d.Hex())
+			}
+		}
+	})
+}
