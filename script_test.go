@@ -20,6 +20,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/contextsubstrate/ctx/cmd/ctx-attest/attestcmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-capture/capturecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-cat/catcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-checkout/checkoutcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-completion/completioncmd"
@@ -39,6 +40,7 @@ import (
 	"github.com/contextsubstrate/ctx/cmd/ctx-record/recordcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-redact/redactcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-replay/replaycmd"
+	"github.com/contextsubstrate/ctx/cmd/ctx-restore/restorecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-rm/rmcmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-serve/servecmd"
 	"github.com/contextsubstrate/ctx/cmd/ctx-show/showcmd"
@@ -58,6 +60,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ctx":            func() { os.Exit(ctxcmd.Main()) },
 		"ctx-attest":     func() { os.Exit(attestcmd.Main()) },
+		"ctx-capture":    func() { os.Exit(capturecmd.Main()) },
 		"ctx-cat":        func() { os.Exit(catcmd.Main()) },
 		"ctx-checkout":   func() { os.Exit(checkoutcmd.Main()) },
 		"ctx-completion": func() { os.Exit(completioncmd.Main()) },
@@ -77,6 +80,7 @@ func TestMain(m *testing.M) {
 		"ctx-record":     func() { os.Exit(recordcmd.Main()) },
 		"ctx-redact":     func() { os.Exit(redactcmd.Main()) },
 		"ctx-replay":     func() { os.Exit(replaycmd.Main()) },
+		"ctx-restore":    func() { os.Exit(restorecmd.Main()) },
 		"ctx-rm":         func() { os.Exit(rmcmd.Main()) },
 		"ctx-serve":      func() { os.Exit(servecmd.Main()) },
 		"ctx-show":       func() { os.Exit(showcmd.Main()) },

@@ -36,6 +36,9 @@ type sizes struct {
 	storePacks, storeBig     int   // extra: export, import, fsck
 	suiteRuns, suiteSteps    int   // ctx pack - of a stream of runs, ctx suite
 	sessionMBs               []int // peak RSS rows: Claude Code sessions of these MB
+	captureSessions          int   // ctx capture: this many sessions
+	captureSessionBytes      int   // of about this size each
+	restoreMB                int   // ctx restore of a session of this many MB
 }
 
 // fullSizes are the sizes: at least 10,000 files and 150 MB, 1 GiB,
@@ -56,6 +59,8 @@ func fullSizes() sizes {
 		verifyFiles:  2000, verifyBig: 256 << 20,
 		storePacks: 200, storeBig: 64 << 20,
 		suiteRuns: 2000, suiteSteps: 40,
+		captureSessions: 1000, captureSessionBytes: 20e3,
+		restoreMB: 100,
 	}
 }
 
@@ -76,6 +81,8 @@ func quickSizes() sizes {
 		verifyFiles:  100, verifyBig: 8 << 20,
 		storePacks: 10, storeBig: 4 << 20,
 		suiteRuns: 100, suiteSteps: 10,
+		captureSessions: 50, captureSessionBytes: 5e3,
+		restoreMB: 5,
 	}
 }
 
@@ -107,6 +114,7 @@ func (e benchEnv) workloads() []workload {
 	ws = append(ws, e.runStream())
 	ws = append(ws, e.suite()...)
 	ws = append(ws, e.record()...)
+	ws = append(ws, e.sessions()...)
 	ws = append(ws, e.codex()...)
 	ws = append(ws, e.listing())
 	ws = append(ws, e.verify()...)

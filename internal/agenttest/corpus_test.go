@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/contextsubstrate/ctx/internal/interop"
+	"github.com/contextsubstrate/ctx/lib/agentstore"
 )
 
 // RemakeEnv is the variable that lets TestRemakeCorpus rewrite the
@@ -149,7 +150,7 @@ func read(t *testing.T, path string) []byte {
 
 func claudeCorpus(t *testing.T, h *Home, res Result) []made {
 	id := sessionID(t, res.Lines(), "session_id")
-	folder := filepath.Join(h.ConfigDir(), "projects", ClaudeProjectFolder(corpusProject))
+	folder := filepath.Join(h.ConfigDir(), "projects", agentstore.ClaudeProjectFolder(corpusProject))
 	store := map[string][]byte{id + ".jsonl": read(t, filepath.Join(folder, id+".jsonl"))}
 	subs, _ := filepath.Glob(filepath.Join(folder, id, "subagents", "*"))
 	for _, p := range subs {
@@ -169,7 +170,7 @@ func claudeCorpus(t *testing.T, h *Home, res Result) []made {
 %s.jsonl   the session
 %s/subagents/agent-*.jsonl   the sub-agent's own transcript (and its .meta.json), started by the
    session's Agent call (run_in_background false); the parent's tool result names it (toolUseResult.agentId).`,
-				ClaudeProjectFolder(corpusProject), corpusProject, id, id)},
+				agentstore.ClaudeProjectFolder(corpusProject), corpusProject, id, id)},
 	}
 }
 

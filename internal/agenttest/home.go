@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/contextsubstrate/ctx/internal/interop"
+	"github.com/contextsubstrate/ctx/lib/agentstore"
 )
 
 // The agents, by their program's name (internal/interop's components).
@@ -83,8 +84,9 @@ func NewHomeAt(t testing.TB, agent string, stub *Stub, dir string) *Home {
 }
 
 // ConfigDir is where the agent keeps its configuration and sessions in
-// this home: $CLAUDE_CONFIG_DIR, $CODEX_HOME, ~/.gemini, or OpenCode's
-// data directory ($XDG_DATA_HOME/opencode).
+// this home: $CLAUDE_CONFIG_DIR, $CODEX_HOME, ~/.gemini (the variables and
+// the rules of lib/agentstore, which ctx capture and ctx restore read), or
+// OpenCode's data directory ($XDG_DATA_HOME/opencode).
 func (h *Home) ConfigDir() string {
 	switch h.Agent {
 	case ClaudeCode:
@@ -196,7 +198,7 @@ func (h *Home) Env() []string {
 	switch h.Agent {
 	case ClaudeCode:
 		env = append(env,
-			"CLAUDE_CONFIG_DIR="+h.ConfigDir(),
+			agentstore.ClaudeConfigEnv+"="+h.ConfigDir(),
 			"ANTHROPIC_BASE_URL="+h.Stub.URL,
 			"ANTHROPIC_API_KEY="+StubKey,
 			"DISABLE_AUTOUPDATER=1",
@@ -204,7 +206,7 @@ func (h *Home) Env() []string {
 			"DISABLE_ERROR_REPORTING=1",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 	case Codex:
-		env = append(env, "CODEX_HOME="+h.ConfigDir(), "STUB_KEY="+StubKey)
+		env = append(env, agentstore.CodexHomeEnv+"="+h.ConfigDir(), "STUB_KEY="+StubKey)
 	case Gemini:
 		env = append(env,
 			"GEMINI_API_KEY="+StubKey,

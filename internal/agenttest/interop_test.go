@@ -10,6 +10,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/internal/interop"
 	"github.com/contextsubstrate/ctx/internal/modelstub"
+	"github.com/contextsubstrate/ctx/lib/agentstore"
 )
 
 // runTask runs the standard task with agent in a fresh directory and
@@ -117,11 +118,11 @@ func sessionID(t *testing.T, lines []map[string]any, field string) string {
 func TestInteropClaudeCode(t *testing.T) {
 	home, dir, res := runTask(t, ClaudeCode, interop.ClaudeCodeVersion, true)
 	id := sessionID(t, res.Lines(), "session_id")
-	session := filepath.Join(home.ConfigDir(), "projects", ClaudeProjectFolder(dir), id+".jsonl")
+	session := filepath.Join(home.ConfigDir(), "projects", agentstore.ClaudeProjectFolder(dir), id+".jsonl")
 	lines := jsonLines(t, session)
 	holds(t, session, lines, `"name":"Read"`, `"name":"Write"`, `"name":"Bash"`, `"name":"Agent"`,
 		`"tool_result"`, ShellMark, SubText, FinalText, `"cwd":"`+dir+`"`)
-	sub := mustGlob(t, filepath.Join(home.ConfigDir(), "projects", ClaudeProjectFolder(dir), id, "subagents", "agent-*.jsonl"))
+	sub := mustGlob(t, filepath.Join(home.ConfigDir(), "projects", agentstore.ClaudeProjectFolder(dir), id, "subagents", "agent-*.jsonl"))
 	holds(t, sub, jsonLines(t, sub), SubPrompt, `"name":"Read"`, SubMark, SubText)
 }
 

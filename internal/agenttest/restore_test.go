@@ -10,6 +10,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/internal/interop"
 	"github.com/contextsubstrate/ctx/internal/modelstub"
+	"github.com/contextsubstrate/ctx/lib/agentstore"
 )
 
 // The demonstrations of docs/RESTORE.md, "Each agent's store": a session
@@ -96,7 +97,7 @@ func TestInteropClaudeCodeContinuesAWrittenSession(t *testing.T) {
 	}
 	stub := StartStub(t, ResumeScript())
 	home := NewHome(t, ClaudeCode, stub)
-	writeStoreFile(t, filepath.Join(home.ConfigDir(), "projects", ClaudeProjectFolder(dir), id+".jsonl"), out.Bytes())
+	writeStoreFile(t, filepath.Join(home.ConfigDir(), "projects", agentstore.ClaudeProjectFolder(dir), id+".jsonl"), out.Bytes())
 	res := home.Run(t, dir, home.ResumeArgs("", ResumePrompt)...)
 	if got := sessionID(t, res.Lines(), "session_id"); got != id {
 		t.Errorf("claude --continue went on with session %s, want the written one %s", got, id)
@@ -172,7 +173,7 @@ func TestInteropGeminiCLIResumesAWrittenSession(t *testing.T) {
 	dir := restoredDir(t)
 	stub := StartStub(t, ResumeScript())
 	home := NewHome(t, Gemini, stub)
-	slug := GeminiSlug(dir)
+	slug := agentstore.GeminiSlug(dir)
 	projects, _ := json.MarshalIndent(map[string]any{"projects": map[string]string{dir: slug}}, "", "  ")
 	writeStoreFile(t, filepath.Join(home.ConfigDir(), "projects.json"), projects)
 	writeStoreFile(t, filepath.Join(home.ConfigDir(), "tmp", slug, "chats", name), read(t, src))

@@ -64,7 +64,7 @@ complete -c ctx -a '(__ctx_complete)'
 // packVerbs are the verbs whose arguments are pack names.
 func packVerbs() map[string]bool {
 	m := map[string]bool{}
-	for _, v := range []string{"show", "log", "diff", "replay", "verify", "cat", "checkout", "export", "fork", "push", "tag", "rm", "redact", "attest", "convert"} {
+	for _, v := range []string{"show", "log", "diff", "replay", "verify", "cat", "checkout", "export", "fork", "push", "tag", "rm", "redact", "attest", "convert", "restore"} {
 		m[v] = true
 	}
 	return m

@@ -30,21 +30,11 @@ func (e *MissingCommitError) ErrorHints() []string {
 	if e.URL != "" {
 		from = e.URL
 	}
-	return []string{fmt.Sprintf("fetch it: git -C %s fetch %s %s", shellWord(e.Dir), shellWord(from), e.Commit)}
-}
-
-// shellWord quotes s for sh when it needs it.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return []string{fmt.Sprintf("fetch it: git -C %s fetch %s %s", text.ShellWord(e.Dir), text.ShellWord(from), e.Commit)}
 }
 
 // Checkout makes the temporary workspace ws a checkout of the commit the
-// run names (environment.git.commit) from the clone dir: a clone of dir
-// sharing its objects (git clone --shared), its HEAD detached at the
-// commit. dir's working tree, index, HEAD and refs are not touched. It
+// run names (environment.git.commit) from the clone dir (CheckoutDir). It
 // returns the object directories the checkout reads, which a sandboxed
 // step must be able to read too. Inputs staged afterwards replace the
 // checkout's files of the same names.
@@ -52,6 +42,21 @@ func Checkout(ctx context.Context, ws *Workspace, dir string, env pack.Environme
 	if !ws.temp {
 		return nil, errors.New("--repo makes a temporary workspace; it does not go with --workdir")
 	}
+	objects, err := CheckoutDir(ctx, ws.dir, dir, env)
+	if err != nil {
+		return nil, err
+	}
+	ws.checkout = true
+	return objects, nil
+}
+
+// CheckoutDir makes dest, an empty directory, a checkout of the commit
+// the run names (environment.git.commit) from the clone dir: a clone of
+// dir sharing its objects (git clone --shared), its HEAD detached at the
+// commit. dir's working tree, index, HEAD and refs are not touched. It
+// returns the object directories the checkout reads. ctx replay --repo
+// and ctx restore --repo use it.
+func CheckoutDir(ctx context.Context, dest, dir string, env pack.Environment) ([]string, error) {
 	if env.Git == nil || env.Git.Commit == "" {
 		err := errors.New("--repo: the run names no commit (environment.git.commit): there is nothing to check out")
 		if env.Git != nil && env.Git.Branch != "" {
@@ -85,13 +90,12 @@ func Checkout(ctx context.Context, ws *Workspace, dir string, env pack.Environme
 	if err != nil {
 		return nil, &MissingCommitError{Dir: dir, Commit: commit, URL: url}
 	}
-	if _, err := git(ctx, ws.dir, "clone", "--quiet", "--shared", "--no-checkout", "--", abs, "."); err != nil {
-		return nil, fmt.Errorf("--repo %s: cannot clone it into the workspace: %v", dir, err)
+	if _, err := git(ctx, dest, "clone", "--quiet", "--shared", "--no-checkout", "--", abs, "."); err != nil {
+		return nil, fmt.Errorf("--repo %s: cannot clone it into %s: %v", dir, dest, err)
 	}
-	if _, err := git(ctx, ws.dir, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", full); err != nil {
+	if _, err := git(ctx, dest, "-c", "advice.detachedHead=false", "checkout", "--quiet", "--detach", full); err != nil {
 		return nil, fmt.Errorf("--repo %s: cannot check out %s: %v", dir, commit, err)
 	}
-	ws.checkout = true
 	objects := []string{filepath.Join(common, "objects")}
 	// The clone's own alternates (a clone of a shared clone) are read too.
 	if b, err := os.ReadFile(filepath.Join(common, "objects", "info", "alternates")); err == nil {

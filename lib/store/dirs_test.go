@@ -99,6 +99,7 @@ func TestPlantedDirectories(t *testing.T) {
 		{"refs", ops{
 			"latest": func(st *store.Store) error { return st.WriteRef(store.LatestRef, fh) },
 			"a tag":  func(st *store.Store) error { return st.WriteRef("v2", fh) },
+			"tags":   func(st *store.Store) error { return st.WriteRefs(map[string]store.Hash{"v2": fh, "v3": fh}) },
 		}, ops{
 			"latest":   func(st *store.Store) error { _, err := st.ReadRef(store.LatestRef); return err },
 			"a tag":    func(st *store.Store) error { _, err := st.ReadRef("v1"); return err },
@@ -106,6 +107,7 @@ func TestPlantedDirectories(t *testing.T) {
 		}},
 		{"refs/tags", ops{
 			"a tag": func(st *store.Store) error { return st.WriteRef("v2", fh) },
+			"tags":  func(st *store.Store) error { return st.WriteRefs(map[string]store.Hash{"v2": fh}) },
 		}, ops{
 			"a tag":    func(st *store.Store) error { _, err := st.ReadRef("v1"); return err },
 			"the refs": func(st *store.Store) error { _, err := st.Refs(); return err },

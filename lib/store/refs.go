@@ -130,3 +130,62 @@ func (s *Store) Refs() (map[Hash][]string, error) {
 	}
 	return out, nil
 }
+
+// WriteRefs points each tag of refs at its hash, as WriteRef does for
+// one, with one sync for them all (ctx capture moves a tag per session
+// it packs): each goes to a temporary file beside its final name, one
+// sync makes them durable, then each is renamed into place and the
+// folder synced once. A crash part way leaves some tags moved and the
+// others as they were.
+func (s *Store) WriteRefs(refs map[string]Hash) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	for ref := range refs {
+		if err := CheckTagName(ref); err != nil {
+			return err
+		}
+	}
+	dir := filepath.Join(s.root, tagsDir)
+	if err := s.CheckDir(dir); err != nil {
+		return err
+	}
+	if err := s.MkdirAll(dir); err != nil {
+		return err
+	}
+	tmps := make(map[string]string, len(refs))
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t)
+		}
+	}()
+	files := make([]string, 0, len(refs))
+	for ref, h := range refs {
+		f, err := s.writeTempIn(dir, ".tmp-", []byte(h.Hex()+"\n"), 0o666)
+		if err != nil {
+			return err
+		}
+		tmps[ref] = f.Name()
+		files = append(files, f.Name())
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	if err := s.fault(faultSync, dir, 0); err != nil {
+		return err
+	}
+	if err := syncFiles(s.root, files); err != nil {
+		return err
+	}
+	for ref, t := range tmps {
+		if err := s.fault(faultRename, s.refPath(ref), 0); err != nil {
+			return err
+		}
+		if err := os.Rename(t, s.refPath(ref)); err != nil {
+			return err
+		}
+		delete(tmps, ref)
+	}
+	syncDir(dir)
+	return nil
+}

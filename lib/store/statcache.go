@@ -3,6 +3,8 @@ package store
 import (
 	"bytes"
 	"encoding/hex"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -150,6 +152,35 @@ func (c *StatCache) lookup(key string, now statEntry) (Hash, bool) {
 		return Hash{}, false
 	}
 	return e.hash, true
+}
+
+// Known returns the hash recorded for the file at the absolute path p
+// when it is still the file that was hashed: the check of ctx capture,
+// which looks at a session file without reading it. A hit is recorded
+// again, so the entry stays in the cache.
+func (c *StatCache) Known(p string) (Hash, bool) {
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || !c.has(p) {
+		return Hash{}, false
+	}
+	id, ok := fileStat(fi)
+	if !ok {
+		return Hash{}, false
+	}
+	h, ok := c.lookup(p, id)
+	if ok {
+		c.record(p, id, h)
+	}
+	return h, ok
+}
+
+// Note records h as the hash of the file at the absolute path p, whose
+// status before it was read is fi (unless that status is too recent to
+// be trusted, as for a file a pack reads).
+func (c *StatCache) Note(p string, fi fs.FileInfo, h Hash) {
+	if id, ok := fileStat(fi); ok {
+		c.record(p, id, h)
+	}
 }
 
 // Refresh makes c answer no lookup: every file is read and hashed again,

@@ -356,3 +356,40 @@ func TestHashCopy(t *testing.T) {
 type iotestErr struct{ err error }
 
 func (e iotestErr) Read([]byte) (int, error) { return 0, e.err }
+
+// TestWriteRefs: every tag moved, nothing left behind, a bad name refused
+// before anything is written.
+func TestWriteRefs(t *testing.T) {
+	root := filepath.Join(t.TempDir(), Dir)
+	if _, err := Init(root); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := Sum([]byte("a")), Sum([]byte("b"))
+	if err := s.WriteRef("x.1", a); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteRefs(map[string]Hash{"x.1": b, "y-2": a}); err != nil {
+		t.Fatal(err)
+	}
+	for ref, want := range map[string]Hash{"x.1": b, "y-2": a} {
+		if got, err := s.ReadRef(ref); err != nil || got != want {
+			t.Errorf("ReadRef(%s) = %v, %v; want %v", ref, got, err, want)
+		}
+	}
+	if err := s.WriteRefs(map[string]Hash{"z": a, "../x": b}); err == nil {
+		t.Error("WriteRefs took the name ../x")
+	}
+	if _, err := s.ReadRef("z"); err == nil {
+		t.Error("WriteRefs wrote a tag before refusing another")
+	}
+	ents, _ := os.ReadDir(filepath.Join(root, tagsDir))
+	for _, e := range ents {
+		if IsTempName(e.Name()) {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
 )
 
 // Clip shortens s to at most n runes, the last of them an ellipsis when
@@ -111,3 +112,12 @@ func (h *hinted) Unwrap() error { return h.err }
 
 // ErrorHints returns the hints.
 func (h *hinted) ErrorHints() []string { return h.hints }
+
+// ShellWord quotes s for sh when it needs it, so that a command printed
+// for the user can be pasted as it is.
+func ShellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:@+=,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

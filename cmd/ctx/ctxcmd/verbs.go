@@ -34,6 +34,8 @@ func verbs() []verb {
 		{"pull", "fetch packs from a registry"},
 		{"convert", "turn an agent transcript into an execution log"},
 		{"record", "run a traced agent, or relay a tool server, and pack its runs"},
+		{"capture", "pack the sessions coding agents keep in their own stores"},
+		{"restore", "write a pack into a coding agent's store, to resume it there"},
 		{"serve", "answer a client from a recorded tool server session"},
 		{"completion", "print a shell completion script"},
 	}

@@ -1,4 +1,4 @@
-package agenttest
+package agentstore
 
 import (
 	"strings"

@@ -1,0 +1,377 @@
+package session
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/contextsubstrate/ctx/lib/agentstore"
+	"github.com/contextsubstrate/ctx/lib/pack"
+	"github.com/contextsubstrate/ctx/lib/store"
+)
+
+// CaptureOptions say which sessions a capture looks at.
+type CaptureOptions struct {
+	// Agents are the agents whose stores are read (agentstore names);
+	// nil for every agent.
+	Agents []string
+	// Dir is the project's working directory (agentstore.WorkingDir);
+	// "" for every project.
+	Dir string
+	// Env is the environment that names the stores (HOME,
+	// CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME).
+	Env agentstore.Getenv
+	// Warn receives what the converter could not map, and sessions that
+	// were kept without steps.
+	Warn func(string)
+	// Captured, when set, is told of each pack stored, once it is.
+	Captured func(Captured)
+}
+
+// Captured is a session packed by a capture.
+type Captured struct {
+	Agent   string  `json:"agent"`
+	Session string  `json:"session"`
+	Status  string  `json:"status"` // "new" or "grown"
+	Pack    string  `json:"pack"`   // ctx://HEX
+	Parent  *string `json:"parent"` // the previous capture (grown), or null
+	Tag     string  `json:"tag"`
+	File    string  `json:"file"` // the session file
+	Files   int     `json:"files"`
+	Steps   int     `json:"steps"`
+}
+
+// Failed is a session a capture could not pack.
+type Failed struct {
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	File    string `json:"file"`
+	Error   string `json:"error"`
+}
+
+// CaptureReport is what ctx capture --json prints.
+type CaptureReport struct {
+	Captured  []Captured `json:"captured"`
+	Unchanged int        `json:"unchanged"`
+	Failed    []Failed   `json:"failed"`
+	// Sessions is how many sessions were found, Looked where.
+	Sessions int      `json:"sessions"`
+	Looked   []string `json:"looked"`
+}
+
+// Capture packs every session of the agents' stores that is new or has
+// grown since its last capture (the pack its tag names): a grown session
+// is a pack whose parent is the previous one, and the tag moves to it. A
+// session whose files are the same is left alone, found so by the stat
+// cache and the capture cache without reading its files or its pack.
+func Capture(st *store.Store, opts CaptureOptions) (*CaptureReport, error) {
+	if opts.Warn == nil {
+		opts.Warn = func(string) {}
+	}
+	agents := opts.Agents
+	if agents == nil {
+		agents = agentstore.Names()
+	}
+	rep := &CaptureReport{Captured: []Captured{}, Failed: []Failed{}, Looked: []string{}}
+	var all []agentstore.Session
+	for _, a := range agents {
+		found, looked, err := agentstore.Find(a, opts.Env, opts.Dir)
+		rep.Looked = append(rep.Looked, looked...)
+		if err != nil {
+			return rep, err
+		}
+		all = append(all, found...)
+	}
+	rep.Sessions = len(all)
+	if len(all) == 0 {
+		return rep, nil
+	}
+	c := capturer{st: st, opts: opts, stat: st.LoadStatCache(), cache: loadCaptureCache(st)}
+	var jobs []*job
+	for _, s := range all {
+		j, err := c.plan(s)
+		switch {
+		case err != nil:
+			rep.Failed = append(rep.Failed, Failed{Agent: s.Agent, Session: s.ID, File: s.Path(), Error: err.Error()})
+		case j == nil:
+			rep.Unchanged++
+		default:
+			jobs = append(jobs, j)
+		}
+	}
+	if len(jobs) > 0 {
+		if err := c.packAll(jobs); err != nil {
+			return rep, err
+		}
+	}
+	for _, j := range jobs {
+		switch {
+		case j.err != nil:
+			rep.Failed = append(rep.Failed, Failed{Agent: j.s.Agent, Session: j.s.ID, File: j.s.Path(), Error: j.err.Error()})
+		case j.got != nil:
+			rep.Captured = append(rep.Captured, *j.got)
+			if opts.Captured != nil {
+				opts.Captured(*j.got)
+			}
+		}
+	}
+	c.cache.save(st)
+	_ = st.SaveStatCache(c.stat)
+	return rep, nil
+}
+
+type capturer struct {
+	st    *store.Store
+	opts  CaptureOptions
+	stat  *store.StatCache
+	cache *captureCache
+}
+
+// job is a session to pack.
+type job struct {
+	s      agentstore.Session
+	agent  agentstore.Agent
+	files  []File
+	tag    string
+	parent *store.Hash
+	pack   store.Hash // its pack, once stored
+	got    *Captured
+	err    error // why it could not be
+}
+
+// plan reads what session s holds and returns the job of packing it, or
+// nil when its last capture holds the same.
+func (c *capturer) plan(s agentstore.Session) (*job, error) {
+	agent, err := agentstore.Lookup(s.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckTag(s.Agent, s.ID); err != nil {
+		return nil, err
+	}
+	j := &job{s: s, agent: agent, tag: Tag(s.Agent, s.ID), files: make([]File, len(s.Files))}
+	for i, rel := range s.Files {
+		j.files[i] = File{Rel: rel, Main: i == 0}
+	}
+	sortCompanions(j.files)
+	for i := range j.files {
+		if j.files[i].Ref, j.files[i].Size, err = c.hash(j.path(i)); err != nil {
+			return nil, err
+		}
+	}
+	if j.files[0].Size == 0 {
+		return nil, nil // not one whole line yet: the next capture takes it
+	}
+	prev, err := c.st.ReadRef(j.tag)
+	switch {
+	case err == nil:
+		d, ok := c.previous(prev)
+		if ok && d == digestOf(j.files) {
+			return nil, nil
+		}
+		if ok || c.st.Has(prev) {
+			j.parent = &prev
+		}
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	return j, nil
+}
+
+func (j *job) path(i int) string { return filepath.Join(j.s.Root, filepath.FromSlash(j.files[i].Rel)) }
+
+// previous is the digest of the files in the pack h (the cache's, else
+// its manifest's); ok is false when h holds no session files (or is not
+// there: a tag left by a pack removed since, whose session is new again).
+func (c *capturer) previous(h store.Hash) (store.Hash, bool) {
+	if d, ok := c.cache.get(h); ok {
+		return d, true
+	}
+	m, _, err := pack.Head(c.st, h, nil)
+	if err != nil {
+		return store.Hash{}, false
+	}
+	_, _, files, ok := Files(m)
+	if !ok {
+		return store.Hash{}, false
+	}
+	d := digestOf(files)
+	c.cache.put(h, d)
+	return d, true
+}
+
+// packAll stores the jobs' session files in one batch, then their runs
+// through one pack.Saver (their blobs, manifests and index entries
+// committed together, a batch of runs at a time), then moves each tag:
+// a capture of many sessions costs a few syncs, not a few per session.
+func (c *capturer) packAll(jobs []*job) error {
+	// From the first file stored to the last tag written, ctx gc deletes
+	// nothing (the store's write lock; the Saver's nests in it).
+	unlock, err := c.st.LockWrites()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	batch := c.st.NewBatch()
+	for _, j := range jobs {
+		for i := range j.files {
+			if j.files[i].Ref, j.files[i].Size, err = putKept(batch, j.path(i), j.files[i].Size); err != nil {
+				j.err = err
+				break
+			}
+		}
+	}
+	if err := batch.Commit(); err != nil {
+		return err
+	}
+	saver, err := pack.NewSaver(c.st, pack.SaveOptions{Options: pack.Options{Root: ".", Store: c.st, Warn: c.opts.Warn}})
+	if err != nil {
+		return err
+	}
+	var pending []*job // added, not yet handed back
+	took := func(saved []pack.Saved) {
+		for _, sv := range saved {
+			j := pending[0]
+			pending = pending[1:]
+			j.pack = sv.Published.Hash
+			j.got = &Captured{Agent: j.s.Agent, Session: j.s.ID, Status: "new", Pack: sv.Published.Hash.URI(), Tag: j.tag,
+				File: j.s.Path(), Files: len(j.files), Steps: sv.Result.Manifest.NumSteps()}
+			if j.parent != nil {
+				u := j.parent.URI()
+				j.got.Status, j.got.Parent = "grown", &u
+			}
+		}
+	}
+	for _, j := range jobs {
+		if j.err != nil {
+			continue
+		}
+		run := packRun{st: c.st, job: j, warn: c.opts.Warn}
+		saved, err := run.add(saver)
+		took(saved)
+		if err != nil {
+			j.err = err
+			continue
+		}
+		pending = append(pending, j)
+	}
+	saved, err := saver.Close()
+	took(saved)
+	if err != nil {
+		return err
+	}
+	tags := map[string]store.Hash{}
+	for _, j := range jobs {
+		if j.got != nil {
+			tags[j.tag] = j.pack
+		}
+	}
+	if err := c.st.WriteRefs(tags); err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if j.got != nil {
+			c.cache.put(j.pack, digestOf(j.files))
+		}
+	}
+	return nil
+}
+
+// sortCompanions keeps the session file first and orders the others by
+// name, as Files does, so that their digests compare.
+func sortCompanions(files []File) {
+	sort.SliceStable(files[1:], func(i, j int) bool { return files[1+i].Rel < files[1+j].Rel })
+}
+
+// hash returns the hash and size of the part of the file at p a capture
+// keeps (keptSize), from the stat cache when the file is the one last
+// hashed, else by reading it.
+func (c *capturer) hash(p string) (store.Hash, int64, error) {
+	if h, ok := c.stat.Known(p); ok {
+		if fi, err := os.Lstat(p); err == nil {
+			return h, fi.Size(), nil
+		}
+	}
+	f, fi, n, err := openKept(p)
+	if err != nil {
+		return store.Hash{}, 0, err
+	}
+	defer f.Close()
+	sum := sha256.New()
+	if _, err := io.Copy(sum, io.LimitReader(f, n)); err != nil {
+		return store.Hash{}, 0, fmt.Errorf("%s: %w", p, err)
+	}
+	var h store.Hash
+	sum.Sum(h[:0])
+	if n == fi.Size() {
+		c.stat.Note(p, fi, h)
+	}
+	return h, n, nil
+}
+
+// putKept stores the first n bytes of the file at p in batch.
+func putKept(batch *store.Batch, p string, n int64) (store.Hash, int64, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return store.Hash{}, 0, err
+	}
+	defer f.Close()
+	h, size, err := batch.PutReader(io.LimitReader(f, n))
+	if err == nil && size != n {
+		err = fmt.Errorf("%s: shorter than it was a moment ago (%d bytes, not %d)", p, size, n)
+	}
+	return h, size, err
+}
+
+// openKept opens the file at p (a regular file, not through a final
+// link) and says how much of it a capture keeps: a JSON-lines file up to
+// its last newline (a line the agent is still writing waits for the next
+// capture), any other file whole.
+func openKept(p string) (*os.File, fs.FileInfo, int64, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", p)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, 0, err
+	}
+	n := fi.Size()
+	if strings.HasSuffix(p, ".jsonl") {
+		if n, err = lastNewline(f, n); err != nil {
+			f.Close()
+			return nil, nil, 0, err
+		}
+	}
+	return f, fi, n, nil
+}
+
+// lastNewline is the length of f's first size bytes up to and with
+// their last newline (0 when there is none).
+func lastNewline(f *os.File, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(0, end-int64(len(buf)))
+		chunk := buf[:end-start]
+		if _, err := f.ReadAt(chunk, start); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
+}
