@@ -58,3 +58,19 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("invalid JSON at line %d, column %d (byte %d): %s", e.Line, e.Column, e.Offset, e.Msg)
 }
+
+// ConverterError is an "error" event: the program that wrote the log (ctx
+// convert) stopped, and said why, before the log was whole. Nothing of the
+// log it ends is stored.
+type ConverterError struct {
+	Line int
+	Msg  string // the converter's words ("ctx-convert: ..."); "" when it gave none
+}
+
+func (e *ConverterError) Error() string {
+	msg := e.Msg
+	if msg == "" {
+		msg = "the program that wrote the log stopped without saying why"
+	}
+	return fmt.Sprintf("line %d: the log ends with its writer's error: %s", e.Line, msg)
+}

@@ -212,6 +212,17 @@ func (r *reader) dispatch(ev string, raw []byte) error {
 	case "output":
 		b.addOutput(raw, r.outputs)
 		r.outputs++
+	case "error":
+		// What a converter writes when the transcript turned out
+		// malformed halfway (ctx convert T | ctx pack -): its own words,
+		// not the log's problems that follow from the cut.
+		var e struct {
+			Error string `json:"error"`
+		}
+		if raw != nil {
+			_ = json.Unmarshal(raw, &e)
+		}
+		return &ConverterError{Line: b.line, Msg: e.Error}
 	default:
 		b.problem("event", "unknown event %q (run, prompt, input, step or output)", ev)
 	}
