@@ -48,6 +48,10 @@ never overwritten; a file that differs from the recorded output is warned
 about. From standard input only a file holding the recorded bytes gets one,
 and a converted transcript (ctx convert) none unless --sidecars.
 
+--tag NAME also names the pack refs/tags/NAME; a tag that names another
+pack already is not moved without -f (as ctx tag): the pack is stored
+and indexed all the same, and the command fails naming both.
+
 --sign KEY also signs the pack as 'ctx attest --key KEY' does, and adds the
 attestation to the sidecars written; --json then has "attestation".`,
 		Examples: `ctx pack run.json
@@ -64,6 +68,7 @@ type config struct {
 	strict     bool
 	out        cli.Output
 	tags       cli.Strings
+	force      bool
 	noSidecars bool
 	sidecars   bool
 	rehash     bool
@@ -76,6 +81,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields as errors")
 	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {hash, uri, objects_written, objects_reused, bytes_written}", cli.Human: "print ctx://<hex>"})
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
+	fs.BoolVar(&c.force, "f", false, "with --tag, move a tag that names another pack")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "do not write <output>.ctx.json provenance sidecars")
 	fs.BoolVar(&c.sidecars, "sidecars", false, "write sidecars for a converted transcript or a log from standard input too")
 	fs.BoolVar(&c.rehash, "rehash", false, "read and hash every file given by path, even one the stat cache knows unchanged")
@@ -132,6 +138,6 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: warn},
-		Source: in.Name, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
+		Source: in.Name, Tags: cfg.tags, KeepTags: !cfg.force, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
 	return cli.Wrap(cli.ExitTrouble, pack.SaveLogs(st, pack.NewLogs(in), opts, print))
 }
