@@ -28,6 +28,17 @@ func ExitCodes() [][2]string {
 	}
 }
 
+// ExitsOf is the exit table of a verb whose 0 and 1 mean something of
+// their own (Usage.Exits): ok and finding ("" for a verb that finds
+// nothing), then 2 as every verb means it.
+func ExitsOf(ok, finding string) [][2]string {
+	rows := [][2]string{{"0", ok}}
+	if finding != "" {
+		rows = append(rows, [2]string{"1", finding})
+	}
+	return append(rows, ExitCodes()[2])
+}
+
 // ExitTable is ExitCodes as the Markdown table of the docs.
 func ExitTable() string {
 	var b strings.Builder
@@ -42,10 +53,22 @@ func ExitTable() string {
 // An Error with a nil Err exits with Code and prints nothing: the command has
 // already said what it found on stdout.
 type Error struct {
-	Code  int
-	Err   error
-	Hints []string
-	usage bool // add a pointer to --help
+	Code    int
+	Err     error
+	Hints   []string
+	usage   bool   // add a pointer to --help
+	command string // whose --help: "ctx suite diff"; "" for the verb's
+}
+
+// In makes a usage error point to the help of command ("ctx suite
+// diff"), a subcommand, rather than the verb's; any other error is left
+// as it is.
+func In(command string, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.usage && e.command == "" {
+		e.command = command
+	}
+	return err
 }
 
 // Error returns the message of the wrapped error.
