@@ -65,7 +65,7 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 		return nil, err
 	}
 	res := &Pushed{Digest: a.desc.Digest.String(), Pack: h, Ref: ref.String()}
-	tagged, done, err := c.present(ctx, ref, a)
+	tagged, done, err := c.present(ctx, ref, a.desc)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +88,7 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 	if ref.Tag == "" {
 		res.Ref = Ref{Registry: ref.Registry, Repository: ref.Repository, Digest: res.Digest}.String()
 	}
-	if !opts.NoAttestations {
+	if opts.movesAttestations() {
 		if res.Attestations, err = c.pushAttestations(ctx, st, h, a.desc); err != nil {
 			return nil, explain(fmt.Errorf("the pack is at %s, but not all of its attestations: %w", res.Ref, err),
 				"push again to send them, or push with --no-attestations to leave them behind")
@@ -102,27 +102,31 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 // registry checks blob by blob when it receives one), else whether it has
 // the manifest (then it has every blob: a registry accepts a manifest
 // only when it has them).
-func (c *client) present(ctx context.Context, ref Ref, a *artifact) (tagged, done bool, err error) {
+func (c *client) present(ctx context.Context, ref Ref, desc ocispec.Descriptor) (tagged, done bool, err error) {
 	if ref.Tag != "" {
 		d, err := c.repo.Manifests().Resolve(ctx, ref.Tag)
 		switch {
-		case err == nil && d.Digest == a.desc.Digest:
+		case err == nil && d.Digest == desc.Digest:
 			return true, true, nil
 		case err != nil && !isNotFound(err):
 			return false, false, c.fail(err)
 		}
 	}
-	done, err = c.repo.Manifests().Exists(ctx, a.desc)
+	done, err = c.repo.Manifests().Exists(ctx, desc)
 	return false, done, c.fail(err)
 }
 
 // upload sends the config and every layer the registry lacks, a few at
 // once.
 func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon []byte, res *Pushed) error {
-	blobs := append([]ocispec.Descriptor{a.config}, a.layers...)
+	blobs := []blob{{desc: a.config, data: canon, where: "the pack manifest"}}
+	for _, l := range a.layers {
+		h, _ := hashOf(l.Digest)
+		blobs = append(blobs, blob{desc: l, where: a.where[h]})
+	}
 	var mu sync.Mutex
 	p := Progress{Total: len(blobs)}
-	report := func(uploaded bool, n int64) {
+	return c.sendBlobs(ctx, st, blobs, func(uploaded bool, n int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		p.Done++
@@ -136,12 +140,25 @@ func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon
 		if c.opts.Progress != nil {
 			c.opts.Progress(p)
 		}
-	}
+	})
+}
+
+// blob is one blob to send: data when it is in memory, else the store's
+// object of its digest; where is the part of the pack it is, for errors.
+type blob struct {
+	desc  ocispec.Descriptor
+	data  []byte
+	where string
+}
+
+// sendBlobs sends each blob the registry lacks, a few at once, and
+// reports each as sent (with its size) or found there already.
+func (c *client) sendBlobs(ctx context.Context, st *store.Store, blobs []blob, report func(uploaded bool, n int64)) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
-	for i, d := range blobs {
+	for _, b := range blobs {
 		g.Go(func() error {
-			have, err := c.repo.Blobs().Exists(gctx, d)
+			have, err := c.repo.Blobs().Exists(gctx, b.desc)
 			if err != nil {
 				return c.fail(err)
 			}
@@ -149,15 +166,15 @@ func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon
 				report(false, 0)
 				return nil
 			}
-			if i == 0 {
-				err = c.repo.Blobs().Push(gctx, d, bytes.NewReader(canon))
+			if b.data != nil {
+				err = c.repo.Blobs().Push(gctx, b.desc, bytes.NewReader(b.data))
 			} else {
-				err = c.pushObject(gctx, st, d)
+				err = c.pushObject(gctx, st, b.desc)
 			}
 			if err != nil {
-				return c.blobError(a, d, err)
+				return c.blobError(b, err)
 			}
-			report(true, d.Size)
+			report(true, b.desc.Size)
 			return nil
 		})
 	}
@@ -182,19 +199,15 @@ func (c *client) pushObject(ctx context.Context, st *store.Store, d ocispec.Desc
 
 // blobError names the object of a failed upload and the part of the pack
 // it is.
-func (c *client) blobError(a *artifact, d ocispec.Descriptor, err error) error {
-	h, _ := hashOf(d.Digest)
-	where := a.where[h]
-	if where == "" {
-		where = "the pack manifest"
-	}
+func (c *client) blobError(b blob, err error) error {
+	h, _ := hashOf(b.desc.Digest)
 	var corrupt *store.CorruptError
 	var missing *store.NotFoundError
 	switch {
 	case errors.As(err, &corrupt):
-		return fmt.Errorf("%s: %w (run 'ctx fsck'); nothing was tagged or pushed as a manifest", where, corrupt)
+		return fmt.Errorf("%s: %w (run 'ctx fsck'); nothing was tagged or pushed as a manifest", b.where, corrupt)
 	case errors.As(err, &missing):
-		return fmt.Errorf("%s: %w", where, missing)
+		return fmt.Errorf("%s: %w", b.where, missing)
 	}
-	return fmt.Errorf("%s %s: %w", where, h, c.fail(err))
+	return fmt.Errorf("%s %s: %w", b.where, h, c.fail(err))
 }

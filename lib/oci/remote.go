@@ -40,9 +40,15 @@ type Options struct {
 	// UserAgent names the client to the registry.
 	UserAgent string
 	// NoAttestations leaves a pack's attestations behind: Push sends no
-	// referrer, Pull asks for none.
+	// referrer, Pull asks for none. So does Attestations nil.
 	NoAttestations bool
+	// Attestations is how attestations are read and stored
+	// (lib/oci/ociattest); nil moves none.
+	Attestations *Attestations
 }
+
+// movesAttestations says whether a pack's attestations go with it.
+func (o Options) movesAttestations() bool { return !o.NoAttestations && o.Attestations != nil }
 
 // Progress is how far a push or pull has come.
 type Progress struct {

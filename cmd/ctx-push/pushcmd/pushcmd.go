@@ -10,6 +10,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/oci"
+	"github.com/contextsubstrate/ctx/lib/oci/ociattest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/secrets"
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -115,6 +116,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	prog := cli.NewProgress(stderr)
 	cfg.reg.UserAgent = "ctx/" + cli.Version()
+	cfg.reg.Attestations = ociattest.Attestations()
 	cfg.reg.Progress = func(p oci.Progress) {
 		prog.Show("pushing: %d of %d blobs, %s sent", p.Done, p.Total, text.Size(p.Bytes))
 	}
