@@ -41,6 +41,8 @@ type AddOptions struct {
 	Note, Warn func(string)
 	// Interrupt is pack.SaveOptions.Interrupt.
 	Interrupt func(abort func()) (stop func())
+	// Force replaces the suite NAME names already (see Claim).
+	Force bool
 }
 
 // AddReport is what ctx suite add prints.
@@ -51,6 +53,8 @@ type AddReport struct {
 	Tasks   int    `json:"tasks"`
 	Passed  int    `json:"passed"`
 	Skipped int    `json:"skipped"` // files of a directory that are no transcript
+	// Previous is the suite the name named before, replaced with -f.
+	Previous string `json:"previous,omitempty"`
 }
 
 // unit is one thing to read runs from: a file, the standard input, or a
@@ -86,6 +90,10 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 		}
 	}
 	if err := store.CheckSuiteName(name); err != nil {
+		return nil, rep, err
+	}
+	was, err := Claim(st, name, "ctx suite add", opts.Force)
+	if err != nil {
 		return nil, rep, err
 	}
 	units, skippedDirs, err := plan(st, opts.Sources)
@@ -130,11 +138,14 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 	}
 	results.apply(m.Runs, note)
 	sortRuns(m.Runs)
-	h, err := Store(st, name, m)
+	h, err := Store(st, name, m, was)
 	if err != nil {
 		return nil, rep, err
 	}
 	rep = AddReport{Name: name, Suite: h.URI(), Runs: len(m.Runs), Tasks: countTasks(m.Runs), Passed: countPassed(m.Runs), Skipped: rep.Skipped}
+	if !was.IsZero() && was != h {
+		rep.Previous = was.URI()
+	}
 	return &Named{Name: name, Hash: h, Manifest: m}, rep, nil
 }
 

@@ -33,8 +33,8 @@ func TestDiffKeepsThePairsAPageDraws(t *testing.T) {
 	}
 	// t1 same, t2 regressed with drift, t3 regressed without, t4 and t5
 	// unchanged with drift.
-	a := add("a", logs([5]bool{true, true, true, true, false}, [5]string{"1", "2", "3", "4", "5"}))
-	b := add("b", logs([5]bool{true, false, false, true, false}, [5]string{"1", "x", "3", "y", "z"}))
+	a := add("base", logs([5]bool{true, true, true, true, false}, [5]string{"1", "2", "3", "4", "5"}))
+	b := add("cand", logs([5]bool{true, false, false, true, false}, [5]string{"1", "x", "3", "y", "z"}))
 	rep, err := Diff(st, a, b, DiffOptions{Options: diff.Options{Align: diff.AlignIndex}, Keep: 2})
 	if err != nil {
 		t.Fatal(err)

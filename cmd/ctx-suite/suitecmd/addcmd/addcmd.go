@@ -30,7 +30,10 @@ counted), an execution log, '-' for a stream of logs on standard input
 stored. Every run is packed as 'ctx pack -' packs a stream of logs, and
 the suite object (RFC 8785 canonical JSON, in the store like a pack)
 lists task by task each run's pack and outcome; refs/suites/NAME names
-it, replacing what it named before. The suite's ctx:// name is printed.
+it. A NAME that names a suite already is refused before anything is
+packed, unless -f (as a tag: -f replaces it and says which suite it
+replaced; the packs of that suite stay, as ctx rm leaves them until gc).
+The suite's ctx:// name is printed; every suite command takes it.
 
 A run's task is the one its log gives (docs/FORMAT.md: task, outcome,
 end; else a task_id, task or instance_id of its metadata, as ctx log
@@ -46,6 +49,7 @@ names without a run are noted and counted.
 
 Every source and results file is checked before anything is packed; a
 run that cannot be packed stops the command, and no suite is recorded.`,
+		Exits: cli.ExitsOf("the suite was recorded", ""),
 		Examples: `ctx suite add baseline logs/2026-05-01_popularity.eval
 ctx suite add candidate trajs/ --results results.json
 ctx convert output.jsonl | ctx suite add oh-run -
@@ -57,6 +61,7 @@ type config struct {
 	store   string
 	model   string
 	strict  bool
+	force   bool
 	results cli.Strings
 	out     cli.Output
 }
@@ -66,7 +71,8 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.results, "results", "read outcomes from `FILE` (results.json, results_summary.json, report.json, or a folder of logs/<id>/report.json; repeatable)")
 	fs.StringVar(&c.model, "model", "", "the model `ID` of transcripts that name none")
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields of a log as errors")
-	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {name, suite, runs, tasks, passed, skipped}", cli.Human: "print ctx://<hex> of the suite"})
+	fs.BoolVar(&c.force, "f", false, "replace the suite NAME names already")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {name, suite, runs, tasks, passed, skipped, previous}", cli.Human: "print ctx://<hex> of the suite"})
 }
 
 // Run is ctx suite add, with the arguments after "add".
@@ -79,10 +85,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	msg := cli.Messenger{Name: name, W: stderr}
 	_, rep, err := suite.Add(st, args[0], suite.AddOptions{
 		Sources: args[1:], Results: cfg.results, Stdin: stdin, Model: cfg.model, Strict: cfg.strict,
-		Note: msg.Note, Warn: msg.Warn, Interrupt: cli.OnSignal,
+		Note: msg.Note, Warn: msg.Warn, Interrupt: cli.OnSignal, Force: cfg.force,
 	})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	if rep.Previous != "" {
+		msg.Notef("suite %s replaced %s", rep.Name, rep.Previous)
 	}
 	if !cfg.out.Human() {
 		return cli.WriteJSON(stdout, rep)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/diff"
+	"github.com/contextsubstrate/ctx/lib/oci"
 	"github.com/contextsubstrate/ctx/lib/suite"
 )
 
@@ -19,7 +20,12 @@ func usage() cli.Usage {
 		Synopsis: "ctx suite diff [flags] A B",
 		Summary:  "Compare two suites task by task: outcome changes, step drift, McNemar's test.",
 		Args:     cli.ExactArgs(2, "ctx suite diff takes two suite names"),
-		Help: `Pairs the runs of suites A and B by task id and epoch. Each task gets its
+		Help: `A and B are suites' names, their ctx:// names, or registry references
+host/repo:tag (or @sha256:HEX) of suites 'ctx suite push' sent: such a
+suite is pulled into the store first (as 'ctx suite pull', named by no
+ref), with the registry flags of 'ctx suite pull'.
+
+Pairs the runs of suites A and B by task id and epoch. Each task gets its
 change (regressed, improved, same, only_a, only_b: by verdict when both
 runs have one, else by numeric score) and, for a pair, the step drift of
 its two runs from ctx diff's engine (drift.first_divergence, and counts
@@ -38,9 +44,12 @@ runs' steps side by side.
 Exit status 1 when a task regressed (--fail-on changed: when any task
 changed or is on one side only; --fail-on never: never), 0 otherwise, 2
 on error, including two suites with no task in common.`,
+		Exits: cli.ExitsOf("no task regressed (or what --fail-on names did not happen)",
+			"a task regressed (--fail-on changed: a task changed or is on one side only)"),
 		Examples: `ctx suite diff baseline candidate
 ctx suite diff baseline candidate --human
 ctx suite diff baseline candidate --markdown >> "$GITHUB_STEP_SUMMARY"
+ctx suite diff ghcr.io/acme/evals:baseline candidate --human
 ctx suite diff --html -o suites.html baseline candidate
 ctx suite diff baseline candidate | jq '.tasks[] | select(.change == "regressed") | .task'`,
 	}
@@ -51,6 +60,7 @@ type config struct {
 	out    cli.Output
 	failOn string
 	align  string
+	reg    oci.Options
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
@@ -63,14 +73,19 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	})
 	fs.StringVar(&c.failOn, "fail-on", "regressed", "exit 1 when any task `regressed`, or `changed`, or `never`")
 	fs.StringVar(&c.align, "align", diff.AlignIndex, "how the steps of a pair line up: index or sequence (as ctx diff)")
+	c.reg.RegisterAccessFlags(fs)
 }
 
 func (c *config) Check(args []string) error {
 	switch c.failOn {
 	case "regressed", "changed", "never":
-		return nil
+	default:
+		return cli.Usagef("--fail-on %q: give regressed (the default), changed or never", c.failOn)
 	}
-	return cli.Usagef("--fail-on %q: give regressed (the default), changed or never", c.failOn)
+	if err := c.reg.Login(); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	return nil
 }
 
 // Run is ctx suite diff, with the arguments after "diff".
@@ -80,11 +95,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	a, err := suite.Load(st, args[0])
+	cfg.reg.UserAgent = "ctx/" + cli.Version()
+	open := suite.OpenOptions{Registry: cfg.reg, Note: cli.Messenger{Name: name, W: stderr}.Note, Interrupt: cli.OnSignal}
+	a, err := suite.Open(ctx, st, args[0], open)
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	b, err := suite.Load(st, args[1])
+	b, err := suite.Open(ctx, st, args[1], open)
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}

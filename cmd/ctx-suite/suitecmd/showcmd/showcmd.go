@@ -23,6 +23,7 @@ func usage() cli.Usage {
 "cost_usd", "duration_s"}], "totals"}: "passed" counts the runs that passed;
 a task run five times is five entries, epochs 1 to 5; tokens, cost and
 duration appear where the runs record them. --human prints a table.`,
+		Exits: cli.ExitsOf("the suite was listed", ""),
 		Examples: `ctx suite show baseline
 ctx suite show baseline --human
 ctx suite show baseline | jq -r '.tasks[] | select(.passed == false) | .task'`,
@@ -46,7 +47,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	s, err := suite.Load(st, args[0])
+	s, err := suite.Resolve(st, args[0])
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
