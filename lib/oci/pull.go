@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"sync"
 	"time"
 
@@ -68,21 +70,17 @@ func Pull(ctx context.Context, st *store.Store, ref Ref, opts Options, interrupt
 		return nil, explain(err, fmt.Sprintf("nothing of %s was stored", ref))
 	}
 	defer unlock()
-	batch := st.NewBatch()
-	stop := func() {}
-	if interrupt != nil {
-		stop = interrupt(batch.Abort)
-	}
-	res, m, c, err := pull(ctx, st, batch, ref, opts)
-	if err == nil {
-		if err = batch.CommitLast([]store.Hash{res.Pack}); err != nil {
-			err = fmt.Errorf("cannot store the objects of %s: %w", ref, err)
+	var res *Pulled
+	var m *pack.Manifest
+	var c *client
+	err = inBatch(st, ref, interrupt, func(batch *store.Batch) (last []store.Hash, err error) {
+		if res, m, c, err = pull(ctx, st, batch, ref, opts); err != nil {
+			return nil, err
 		}
-	}
-	stop()
+		return []store.Hash{res.Pack}, nil
+	})
 	if err != nil {
-		batch.Abort()
-		return nil, explain(err, fmt.Sprintf("nothing of %s was stored", ref))
+		return nil, err
 	}
 	if !pack.IndexCurrent(st, res.Pack, m) {
 		if _, err := pack.Reindex(st, res.Pack); err != nil {
@@ -104,6 +102,30 @@ func Pull(ctx context.Context, st *store.Store, ref Ref, opts Options, interrupt
 		err = explain(fmt.Errorf("pack %s is stored, but not its attestations: %w", res.Pack, err), "pull again to fetch them, or pull with --no-attestations to leave them behind")
 	}
 	return res, err
+}
+
+// inBatch fills a new batch of st (fill returns the objects to link
+// last: the manifests) and commits it. On an error, or an interrupt
+// (interrupt, when set, is given what undoes the batch), the batch is
+// aborted and the error says that nothing of ref was stored.
+func inBatch(st *store.Store, ref Ref, interrupt func(abort func()) (stop func()), fill func(*store.Batch) ([]store.Hash, error)) error {
+	batch := st.NewBatch()
+	stop := func() {}
+	if interrupt != nil {
+		stop = interrupt(batch.Abort)
+	}
+	last, err := fill(batch)
+	if err == nil {
+		if err = batch.CommitLast(last); err != nil {
+			err = fmt.Errorf("cannot store the objects of %s: %w", ref, err)
+		}
+	}
+	stop()
+	if err != nil {
+		batch.Abort()
+		return explain(err, fmt.Sprintf("nothing of %s was stored", ref))
+	}
+	return nil
 }
 
 // explain gives err the hints it holds already (a registry's refusal's,
@@ -152,7 +174,8 @@ func pull(ctx context.Context, st *store.Store, batch *store.Batch, ref Ref, opt
 		return nil, nil, nil, err
 	}
 	res := &Pulled{Ref: ref.String(), Digest: desc.Digest.String(), Pack: p.h}
-	if err := fits(st, ref.String(), p.need, p.a.where); err != nil {
+	where := func(h store.Hash) string { return p.a.where[h] }
+	if err := fits(st, ref.String(), slices.Values(p.need), where); err != nil {
 		return nil, nil, nil, err
 	}
 	if p.fetched {
@@ -162,19 +185,8 @@ func pull(ctx context.Context, st *store.Store, batch *store.Batch, ref Ref, opt
 		res.BlobsSkipped++
 	}
 	res.BlobsSkipped += len(p.a.layers) - len(p.need)
-	var mu sync.Mutex
 	prog := Progress{Total: len(p.a.layers) + 1, Done: len(p.a.layers) + 1 - len(p.need)}
-	err = c.download(ctx, batch, p.need, p.a.where, func(n int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		res.BlobsDownloaded++
-		res.BytesDownloaded += n
-		prog.Done++
-		prog.Bytes += n
-		if c.opts.Progress != nil {
-			c.opts.Progress(prog)
-		}
-	})
+	err = c.download(ctx, batch, slices.Values(p.need), where, prog, &res.BlobsDownloaded, &res.BytesDownloaded)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -231,17 +243,17 @@ func (c *client) pullPack(ctx context.Context, st *store.Store, batch *store.Bat
 // fits checks that the blobs of need fit in the space free for the
 // store, each and all together, before any is fetched; ref and where
 // name them in the error.
-func fits(st *store.Store, ref string, need []ocispec.Descriptor, where map[store.Hash]string) error {
+func fits(st *store.Store, ref string, need iter.Seq[ocispec.Descriptor], where func(store.Hash) string) error {
 	free, bounded := freeSpace(st.Root())
 	if !bounded {
 		return nil
 	}
 	var total int64
-	for _, l := range need {
+	for l := range need {
 		total += l.Size // each at most the free space, checked here, so it cannot overflow
 		if l.Size > free || total > free {
 			lh, _ := hashOf(l.Digest)
-			return fmt.Errorf("%s: its objects claim more than the %d bytes free for the store (%s claims %d)", ref, free, where[lh], l.Size)
+			return fmt.Errorf("%s: its objects claim more than the %d bytes free for the store (%s claims %d)", ref, free, where(lh), l.Size)
 		}
 	}
 	return nil
@@ -300,13 +312,29 @@ func (c *client) fetchConfig(ctx context.Context, st *store.Store, config ocispe
 }
 
 // download fetches the blobs of need into the batch, a few at once, each
-// verified as it streams, and reports the size of each once it is held;
-// where names the part of a pack each is, for errors.
-func (c *client) download(ctx context.Context, batch *store.Batch, need []ocispec.Descriptor, where map[store.Hash]string, report func(n int64)) error {
+// verified as it streams, and counts each once it is held in blobs and
+// bytes, and in prog, which it reports (Options.Progress); where names
+// the part of a pack each is, for errors.
+func (c *client) download(ctx context.Context, batch *store.Batch, need iter.Seq[ocispec.Descriptor], where func(store.Hash) string, prog Progress, blobs *int, bytes *int64) error {
+	var mu sync.Mutex
+	report := func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		*blobs++
+		*bytes += n
+		prog.Done++
+		prog.Bytes += n
+		if c.opts.Progress != nil {
+			c.opts.Progress(prog)
+		}
+	}
 	large := make(chan struct{}, largeAtOnce)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
-	for _, d := range need {
+	for d := range need {
+		if gctx.Err() != nil {
+			break // a blob failed: the others are not fetched
+		}
 		g.Go(func() error {
 			h, _ := hashOf(d.Digest)
 			if d.Size > smallBlob {
@@ -314,7 +342,7 @@ func (c *client) download(ctx context.Context, batch *store.Batch, need []ocispe
 				defer func() { <-large }()
 			}
 			if err := c.fetchBlob(gctx, batch, d, h); err != nil {
-				return &BlobError{Where: where[h], Hash: h, Err: err}
+				return &BlobError{Where: where(h), Hash: h, Err: err}
 			}
 			report(d.Size)
 			return nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -64,7 +66,7 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	res := &Pushed{Digest: a.desc.Digest.String(), Pack: h, Ref: ref.String()}
+	res := &Pushed{Digest: a.desc.Digest.String(), Pack: h, Ref: ref.at(a.desc.Digest)}
 	tagged, done, err := c.present(ctx, ref, a.desc)
 	if err != nil {
 		return nil, err
@@ -74,19 +76,8 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 	} else if err := c.upload(ctx, st, a, canon, res); err != nil {
 		return nil, err
 	}
-	manifest := bytes.NewReader(a.raw)
-	switch {
-	case tagged:
-	case ref.Tag != "":
-		err = c.repo.Manifests().PushReference(ctx, a.desc, manifest, ref.Tag)
-	case !done:
-		err = c.repo.Manifests().Push(ctx, a.desc, manifest)
-	}
-	if err != nil {
-		return nil, c.fail(err)
-	}
-	if ref.Tag == "" {
-		res.Ref = Ref{Registry: ref.Registry, Repository: ref.Repository, Digest: res.Digest}.String()
+	if err := c.pushTop(ctx, ref, a.desc, a.raw, tagged, done); err != nil {
+		return nil, err
 	}
 	if opts.movesAttestations() {
 		if res.Attestations, err = c.pushAttestations(ctx, st, h, a.desc); err != nil {
@@ -95,6 +86,22 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 		}
 	}
 	return res, nil
+}
+
+// pushTop sends the manifest at the top of an artifact (a pack's, a
+// suite's index), once all it names is there: tagged with ref's tag,
+// else by digest; not at all when the tag names it already, or when it
+// is there and there is no tag to set.
+func (c *client) pushTop(ctx context.Context, ref Ref, desc ocispec.Descriptor, raw []byte, tagged, done bool) error {
+	var err error
+	switch {
+	case tagged:
+	case ref.Tag != "":
+		err = c.repo.Manifests().PushReference(ctx, desc, bytes.NewReader(raw), ref.Tag)
+	case !done:
+		err = c.repo.Manifests().Push(ctx, desc, bytes.NewReader(raw))
+	}
+	return c.fail(err)
 }
 
 // present asks the registry whether ref's tag already names the
@@ -119,14 +126,14 @@ func (c *client) present(ctx context.Context, ref Ref, desc ocispec.Descriptor) 
 // upload sends the config and every layer the registry lacks, a few at
 // once.
 func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon []byte, res *Pushed) error {
-	blobs := []blob{{desc: a.config, data: canon, where: "the pack manifest"}}
+	blobs := []blob{{desc: a.config, data: canon, where: func() string { return "the pack manifest" }}}
 	for _, l := range a.layers {
 		h, _ := hashOf(l.Digest)
-		blobs = append(blobs, blob{desc: l, where: a.where[h]})
+		blobs = append(blobs, blob{desc: l, where: func() string { return a.where[h] }})
 	}
 	var mu sync.Mutex
 	p := Progress{Total: len(blobs)}
-	return c.sendBlobs(ctx, st, blobs, func(uploaded bool, n int64) {
+	return c.sendBlobs(ctx, st, slices.Values(blobs), func(uploaded bool, n int64) {
 		mu.Lock()
 		defer mu.Unlock()
 		p.Done++
@@ -144,19 +151,24 @@ func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon
 }
 
 // blob is one blob to send: data when it is in memory, else the store's
-// object of its digest; where is the part of the pack it is, for errors.
+// object of its digest; where says which part of a pack it is, for
+// errors.
 type blob struct {
 	desc  ocispec.Descriptor
 	data  []byte
-	where string
+	where func() string
 }
 
-// sendBlobs sends each blob the registry lacks, a few at once, and
-// reports each as sent (with its size) or found there already.
-func (c *client) sendBlobs(ctx context.Context, st *store.Store, blobs []blob, report func(uploaded bool, n int64)) error {
+// sendBlobs sends each blob the registry lacks, a few at once (taken
+// from blobs as workers come free, so they need not all be in memory),
+// and reports each as sent (with its size) or found there already.
+func (c *client) sendBlobs(ctx context.Context, st *store.Store, blobs iter.Seq[blob], report func(uploaded bool, n int64)) error {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
-	for _, b := range blobs {
+	for b := range blobs {
+		if gctx.Err() != nil {
+			break // a blob failed: the others are not sent
+		}
 		g.Go(func() error {
 			have, err := c.repo.Blobs().Exists(gctx, b.desc)
 			if err != nil {
@@ -205,9 +217,9 @@ func (c *client) blobError(b blob, err error) error {
 	var missing *store.NotFoundError
 	switch {
 	case errors.As(err, &corrupt):
-		return fmt.Errorf("%s: %w (run 'ctx fsck'); nothing was tagged or pushed as a manifest", b.where, corrupt)
+		return fmt.Errorf("%s: %w (run 'ctx fsck'); nothing was tagged or pushed as a manifest", b.where(), corrupt)
 	case errors.As(err, &missing):
-		return fmt.Errorf("%s: %w", b.where, missing)
+		return fmt.Errorf("%s: %w", b.where(), missing)
 	}
-	return fmt.Errorf("%s %s: %w", b.where, h, c.fail(err))
+	return fmt.Errorf("%s %s: %w", b.where(), h, c.fail(err))
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/opencontainers/go-digest"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
@@ -107,6 +108,15 @@ func (r Ref) String() string {
 		return s + ":" + r.Tag
 	}
 	return s
+}
+
+// at is where an artifact of digest d pushed to r is: r with its tag, or
+// r's repository at d when r has none.
+func (r Ref) at(d digest.Digest) string {
+	if r.Tag != "" {
+		return r.String()
+	}
+	return Ref{Registry: r.Registry, Repository: r.Repository, Digest: d.String()}.String()
 }
 
 // CheckTag checks a tag for a registry (letters, digits, _ . -; at most

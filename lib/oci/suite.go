@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"slices"
 	"sync"
 
 	"github.com/opencontainers/go-digest"
@@ -62,23 +64,36 @@ func (p *PushedSuite) Human() string {
 		p.Name, p.Suite, text.Plural(p.Packs, "pack"), p.Ref, text.Plural(p.BlobsUploaded, "blob"), text.Size(p.BytesUploaded), p.BlobsSkipped)
 }
 
-// suiteArtifact is a suite as an OCI index and the artifacts it names.
+// suiteArtifact is a suite as an OCI index, and what a push needs of
+// the artifacts it names: each pack's manifest descriptor and its blobs'
+// names and sizes (a few dozen bytes a blob, not the artifacts: a suite
+// of 2,000 runs of 40 steps has 86,000 blobs). A pack's artifact is made
+// again from the store where its bytes are sent.
 type suiteArtifact struct {
 	index, own    []byte // the index's JSON, the suite manifest's JSON
 	desc, ownDesc ocispec.Descriptor
 	config        ocispec.Descriptor // the suite object
-	packs         []*artifact
-	blobs         map[digest.Digest]blob // every blob of every pack, once
-	distinctBlobs int                    // those and the suite object
+	packs         []suitePack
+	distinctBlobs int // the packs' blobs, each once, and the suite object
+}
+
+// suitePack is a pack of a suite: its hash, its artifact's manifest, and
+// its blobs (its manifest object first, then its layers).
+type suitePack struct {
+	h     store.Hash
+	desc  ocispec.Descriptor
+	blobs []sizedHash
+}
+
+type sizedHash struct {
+	h    store.Hash
+	size int64
 }
 
 // newSuiteArtifact describes s as an OCI index: the same suite and packs
 // always give the same bytes.
 func newSuiteArtifact(st *store.Store, s Suite) (*suiteArtifact, error) {
-	sa := &suiteArtifact{
-		config: ocispec.Descriptor{MediaType: SuiteConfigMediaType, Digest: digestOf(s.Hash), Size: int64(len(s.Canon))},
-		blobs:  map[digest.Digest]blob{},
-	}
+	sa := &suiteArtifact{config: ocispec.Descriptor{MediaType: SuiteConfigMediaType, Digest: digestOf(s.Hash), Size: int64(len(s.Canon))}}
 	own := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
@@ -99,28 +114,24 @@ func newSuiteArtifact(st *store.Store, s Suite) (*suiteArtifact, error) {
 		Manifests:    []ocispec.Descriptor{sa.ownDesc},
 		Annotations:  map[string]string{AnnotationSuiteName: s.Name},
 	}
+	distinct := map[store.Hash]bool{}
 	for _, h := range s.Packs {
-		canon, err := st.ReadAll(h)
+		a, err := packArtifact(st, h)
 		if err != nil {
-			return nil, fmt.Errorf("pack %s of suite %s: %w", h, s.Name, err)
+			return nil, fmt.Errorf("suite %s: %w", s.Name, err)
 		}
-		m, err := pack.Parse(canon)
-		if err != nil {
-			return nil, fmt.Errorf("object %s, which suite %s names, is not a pack manifest: %w", h, s.Name, err)
+		p := suitePack{h: h, desc: a.desc, blobs: []sizedHash{{h, a.config.Size}}}
+		for _, l := range a.layers {
+			lh, _ := hashOf(l.Digest)
+			p.blobs = append(p.blobs, sizedHash{lh, l.Size})
 		}
-		a, err := newArtifact(h, canon, m, st.Stat)
-		if err != nil {
-			return nil, err
+		for _, b := range p.blobs {
+			distinct[b.h] = true
 		}
-		sa.packs = append(sa.packs, a)
+		sa.packs = append(sa.packs, p)
 		d := a.desc
 		d.ArtifactType = ArtifactType
 		index.Manifests = append(index.Manifests, d)
-		sa.addBlob(blob{desc: a.config, where: fmt.Sprintf("the manifest of pack %s", h)})
-		for _, l := range a.layers {
-			lh, _ := hashOf(l.Digest)
-			sa.addBlob(blob{desc: l, where: fmt.Sprintf("%s of pack %s", a.where[lh], h)})
-		}
 	}
 	if sa.index, err = json.Marshal(index); err != nil {
 		return nil, err
@@ -130,14 +141,21 @@ func newSuiteArtifact(st *store.Store, s Suite) (*suiteArtifact, error) {
 	}
 	sa.desc = ocispec.Descriptor{MediaType: ocispec.MediaTypeImageIndex, ArtifactType: SuiteArtifactType,
 		Digest: digest.FromBytes(sa.index), Size: int64(len(sa.index))}
-	sa.distinctBlobs = len(sa.blobs) + 1 // and the suite object
+	sa.distinctBlobs = len(distinct) + 1
 	return sa, nil
 }
 
-func (sa *suiteArtifact) addBlob(b blob) {
-	if _, ok := sa.blobs[b.desc.Digest]; !ok {
-		sa.blobs[b.desc.Digest] = b
+// packArtifact is pack h of st as Push makes it an OCI artifact.
+func packArtifact(st *store.Store, h store.Hash) (*artifact, error) {
+	canon, err := st.ReadAll(h)
+	if err != nil {
+		return nil, fmt.Errorf("pack %s: %w", h, err)
 	}
+	m, err := pack.Parse(canon)
+	if err != nil {
+		return nil, fmt.Errorf("object %s is not a pack manifest: %w", h, err)
+	}
+	return newArtifact(h, canon, m, st.Stat)
 }
 
 // PushSuite sends suite s of st and all its packs to the repository of
@@ -160,10 +178,7 @@ func PushSuite(ctx context.Context, st *store.Store, s Suite, ref Ref, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	res := &PushedSuite{Ref: ref.String(), Digest: sa.desc.Digest.String(), Name: s.Name, Suite: s.Hash.URI(), Packs: len(s.Packs)}
-	if ref.Tag == "" {
-		res.Ref = Ref{Registry: ref.Registry, Repository: ref.Repository, Digest: res.Digest}.String()
-	}
+	res := &PushedSuite{Ref: ref.at(sa.desc.Digest), Digest: sa.desc.Digest.String(), Name: s.Name, Suite: s.Hash.URI(), Packs: len(s.Packs)}
 	tagged, done, err := c.present(ctx, ref, sa.desc)
 	if err != nil {
 		return nil, err
@@ -175,53 +190,63 @@ func PushSuite(ctx context.Context, st *store.Store, s Suite, ref Ref, opts Opti
 	} else {
 		res.PacksSkipped, res.BlobsSkipped = len(sa.packs), sa.distinctBlobs
 	}
-	index := bytes.NewReader(sa.index)
-	switch {
-	case tagged:
-	case ref.Tag != "":
-		err = c.repo.Manifests().PushReference(ctx, sa.desc, index, ref.Tag)
-	case !done:
-		err = c.repo.Manifests().Push(ctx, sa.desc, index)
-	}
-	if err != nil {
-		return nil, c.fail(err)
+	if err := c.pushTop(ctx, ref, sa.desc, sa.index, tagged, done); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
 
-// uploadSuite sends what the registry lacks of every pack artifact it
-// does not have, then their manifests, then the suite's blob and
-// manifest.
+// uploadSuite sends the blobs the registry lacks of every pack artifact
+// it does not have, each once, then their manifests, then the suite's
+// blob and manifest.
 func (c *client) uploadSuite(ctx context.Context, st *store.Store, s Suite, sa *suiteArtifact, res *PushedSuite) error {
 	missing, err := c.missingPacks(ctx, sa.packs)
 	if err != nil {
 		return err
 	}
 	res.PacksSkipped = len(sa.packs) - len(missing)
-	var blobs []blob
-	seen := map[digest.Digest]bool{}
-	for _, a := range missing {
-		for _, d := range append([]ocispec.Descriptor{a.config}, a.layers...) {
-			if !seen[d.Digest] {
-				seen[d.Digest] = true
-				blobs = append(blobs, sa.blobs[d.Digest])
+	seen := map[store.Hash]bool{}
+	total := 1
+	for _, p := range missing {
+		for _, b := range p.blobs {
+			if !seen[b.h] {
+				seen[b.h] = true
+				total++
 			}
 		}
 	}
-	blobs = append(blobs, blob{desc: sa.config, data: s.Canon, where: "the suite object"})
+	clear(seen)
+	blobs := func(yield func(blob) bool) {
+		for _, p := range missing {
+			for i, b := range p.blobs {
+				if seen[b.h] {
+					continue
+				}
+				seen[b.h] = true
+				desc := ocispec.Descriptor{MediaType: LayerMediaType, Digest: digestOf(b.h), Size: b.size}
+				if i == 0 {
+					desc.MediaType = ConfigMediaType
+				}
+				if !yield(blob{desc: desc, where: p.where(st, b.h)}) {
+					return
+				}
+			}
+		}
+		yield(blob{desc: sa.config, data: s.Canon, where: func() string { return "the suite object" }})
+	}
 	var mu sync.Mutex
-	p := Progress{Total: len(blobs)}
+	prog := Progress{Total: total}
 	err = c.sendBlobs(ctx, st, blobs, func(uploaded bool, n int64) {
 		mu.Lock()
 		defer mu.Unlock()
-		p.Done++
+		prog.Done++
 		if uploaded {
 			res.BlobsUploaded++
 			res.BytesUploaded += n
-			p.Bytes += n
+			prog.Bytes += n
 		}
 		if c.opts.Progress != nil {
-			c.opts.Progress(p)
+			c.opts.Progress(prog)
 		}
 	})
 	if err != nil {
@@ -230,8 +255,14 @@ func (c *client) uploadSuite(ctx context.Context, st *store.Store, s Suite, sa *
 	res.BlobsSkipped = sa.distinctBlobs - res.BlobsUploaded
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
-	for _, a := range missing {
-		g.Go(func() error { return c.fail(c.repo.Manifests().Push(gctx, a.desc, bytes.NewReader(a.raw))) })
+	for _, p := range missing {
+		g.Go(func() error {
+			a, err := packArtifact(st, p.h)
+			if err != nil {
+				return err
+			}
+			return c.fail(c.repo.Manifests().Push(gctx, a.desc, bytes.NewReader(a.raw)))
+		})
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -239,15 +270,29 @@ func (c *client) uploadSuite(ctx context.Context, st *store.Store, s Suite, sa *
 	return c.fail(c.repo.Manifests().Push(ctx, sa.ownDesc, bytes.NewReader(sa.own)))
 }
 
-// missingPacks returns the pack artifacts the registry does not have,
-// asked a few at once.
-func (c *client) missingPacks(ctx context.Context, packs []*artifact) ([]*artifact, error) {
+// where says, for an error, which part of pack p blob h is: its artifact
+// made again, as the error is rare and the suite's push keeps no map.
+func (p suitePack) where(st *store.Store, h store.Hash) func() string {
+	return func() string {
+		if h == p.h {
+			return fmt.Sprintf("the manifest of pack %s", p.h)
+		}
+		if a, err := packArtifact(st, p.h); err == nil && a.where[h] != "" {
+			return fmt.Sprintf("%s of pack %s", a.where[h], p.h)
+		}
+		return fmt.Sprintf("an object of pack %s", p.h)
+	}
+}
+
+// missingPacks returns the packs whose artifacts the registry does not
+// have, asked a few at once.
+func (c *client) missingPacks(ctx context.Context, packs []suitePack) ([]suitePack, error) {
 	have := make([]bool, len(packs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
-	for i, a := range packs {
+	for i, p := range packs {
 		g.Go(func() error {
-			ok, err := c.repo.Manifests().Exists(gctx, a.desc)
+			ok, err := c.repo.Manifests().Exists(gctx, p.desc)
 			have[i] = ok
 			return c.fail(err)
 		})
@@ -255,10 +300,10 @@ func (c *client) missingPacks(ctx context.Context, packs []*artifact) ([]*artifa
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	var out []*artifact
-	for i, a := range packs {
+	var out []suitePack
+	for i, p := range packs {
 		if !have[i] {
-			out = append(out, a)
+			out = append(out, p)
 		}
 	}
 	return out, nil
@@ -323,21 +368,16 @@ func PullSuite(ctx context.Context, st *store.Store, ref Ref, opts Options, chec
 		return nil, explain(err, fmt.Sprintf("nothing of %s was stored", ref))
 	}
 	defer unlock()
-	batch := st.NewBatch()
-	stop := func() {}
-	if interrupt != nil {
-		stop = interrupt(batch.Abort)
-	}
-	res, packs, err := pullSuite(ctx, st, batch, ref, opts, check)
-	if err == nil {
-		if err = batch.CommitLast(append(packs, res.Suite)); err != nil {
-			err = fmt.Errorf("cannot store the objects of %s: %w", ref, err)
+	var res *PulledSuite
+	var packs []store.Hash
+	err = inBatch(st, ref, interrupt, func(batch *store.Batch) (last []store.Hash, err error) {
+		if res, packs, err = pullSuite(ctx, st, batch, ref, opts, check); err != nil {
+			return nil, err
 		}
-	}
-	stop()
+		return append(slices.Clone(packs), res.Suite), nil
+	})
 	if err != nil {
-		batch.Abort()
-		return nil, explain(err, fmt.Sprintf("nothing of %s was stored", ref))
+		return nil, err
 	}
 	var entries []pack.IndexEntry
 	for _, h := range packs {
@@ -391,37 +431,55 @@ func pullSuite(ctx context.Context, st *store.Store, batch *store.Batch, ref Ref
 	if len(index.Manifests)-1 != len(want) {
 		return nil, nil, fmt.Errorf("%s: the index lists %d packs, the suite names %d", ref, len(index.Manifests)-1, len(want))
 	}
-	pulls, err := c.pullPacks(ctx, st, batch, ref.String(), index.Manifests[1:])
-	if err != nil {
-		return nil, nil, err
-	}
-	var need []ocispec.Descriptor
-	where := map[store.Hash]string{}
-	seen := map[digest.Digest]bool{}
+	// What is kept of each pack is its hash and its blobs still to fetch
+	// (its artifact and manifest are let go): a suite of 2,000 runs of
+	// 40 steps has 86,000 blobs.
+	var mu sync.Mutex
+	var need []neededBlob
+	seen := map[store.Hash]bool{}
 	var packs []store.Hash
-	for _, p := range pulls {
+	err = c.pullPacks(ctx, st, batch, ref.String(), index.Manifests[1:], func(p *packPull) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if !want[p.h] {
-			return nil, nil, fmt.Errorf("%s: the index lists pack %s, which the suite does not name (or lists it twice)", ref, p.h)
+			return fmt.Errorf("%s: the index lists pack %s, which the suite does not name (or lists it twice)", ref, p.h)
 		}
 		delete(want, p.h)
 		packs = append(packs, p.h)
 		res.countConfig(p.fetched, p.a.config.Size)
 		for _, l := range p.a.layers {
 			lh, _ := hashOf(l.Digest)
-			if seen[l.Digest] {
-				continue
-			}
-			seen[l.Digest] = true
-			if p.needs[l.Digest] {
-				need = append(need, l)
-				where[lh] = fmt.Sprintf("%s of pack %s", p.a.where[lh], p.h)
-			} else {
+			switch {
+			case seen[lh]:
+			case p.needs[l.Digest]:
+				need = append(need, neededBlob{lh, l.Size, p.h})
+			default:
 				res.BlobsSkipped++
+			}
+			seen[lh] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	res.Packs = len(packs)
+	descs := func(yield func(ocispec.Descriptor) bool) {
+		for _, n := range need {
+			if !yield(ocispec.Descriptor{MediaType: LayerMediaType, Digest: digestOf(n.h), Size: n.size}) {
+				return
 			}
 		}
 	}
-	res.Packs = len(packs)
-	if err := fits(st, ref.String(), need, where); err != nil {
+	where := func(h store.Hash) string {
+		for _, n := range need {
+			if n.h == h {
+				return whereInPack(batch, n.pack, h)
+			}
+		}
+		return "an object"
+	}
+	if err := fits(st, ref.String(), descs, where); err != nil {
 		return nil, nil, err
 	}
 	if fetched {
@@ -430,20 +488,32 @@ func pullSuite(ctx context.Context, st *store.Store, batch *store.Batch, ref Ref
 		}
 	}
 	res.countConfig(fetched, int64(len(canon)))
-	var mu sync.Mutex
-	prog := Progress{Total: len(need)}
-	err = c.download(ctx, batch, need, where, func(n int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		res.BlobsDownloaded++
-		res.BytesDownloaded += n
-		prog.Done++
-		prog.Bytes += n
-		if c.opts.Progress != nil {
-			c.opts.Progress(prog)
-		}
-	})
+	err = c.download(ctx, batch, descs, where, Progress{Total: len(need)}, &res.BlobsDownloaded, &res.BytesDownloaded)
 	return res, packs, err
+}
+
+// neededBlob is a blob of a suite's pull still to fetch, and its pack.
+type neededBlob struct {
+	h    store.Hash
+	size int64
+	pack store.Hash
+}
+
+// whereInPack says, for an error, which part of pack p object h is, from
+// the pack's manifest as the batch holds it.
+func whereInPack(batch *store.Batch, p, h store.Hash) string {
+	if o, err := batch.Open(p); err == nil {
+		b, err := io.ReadAll(io.LimitReader(o, MaxConfigBytes))
+		o.Close()
+		if m, perr := pack.Parse(b); err == nil && perr == nil {
+			for _, r := range m.Refs() {
+				if r.Hash == h {
+					return fmt.Sprintf("%s of pack %s", r.Where, p)
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("an object of pack %s", p)
 }
 
 // countConfig counts a manifest object (a pack's or the suite's) as
@@ -546,10 +616,10 @@ func (c *client) fetchSuite(ctx context.Context, st *store.Store, ref string, d 
 }
 
 // pullPacks fetches and checks the pack artifacts ds names, a few at
-// once (pullPack): their manifests go into the batch, and each says
-// which of its layers the store lacks.
-func (c *client) pullPacks(ctx context.Context, st *store.Store, batch *store.Batch, ref string, ds []ocispec.Descriptor) ([]*packPull, error) {
-	out := make([]*packPull, len(ds))
+// once (pullPack): their manifests go into the batch, and each is given
+// to each (one at a time), which says which of its layers the store
+// lacks.
+func (c *client) pullPacks(ctx context.Context, st *store.Store, batch *store.Batch, ref string, ds []ocispec.Descriptor, each func(*packPull) error) error {
 	large := make(chan struct{}, largeAtOnce)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
@@ -571,12 +641,11 @@ func (c *client) pullPacks(ctx context.Context, st *store.Store, batch *store.Ba
 				defer func() { <-large }()
 			}
 			p, err := c.pullPack(gctx, st, batch, label, a, h)
-			if p != nil {
-				p.m = nil // only its layers are needed now: 2,000 manifests are not held
+			if err != nil {
+				return err
 			}
-			out[i] = p
-			return err
+			return each(p)
 		})
 	}
-	return out, g.Wait()
+	return g.Wait()
 }

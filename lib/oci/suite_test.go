@@ -138,8 +138,8 @@ func TestPullSuiteRefusesWhatIsNotItsSuite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	packDesc := func(a *artifact) ocispec.Descriptor {
-		d := a.desc
+	packDesc := func(p suitePack) ocispec.Descriptor {
+		d := p.desc
 		d.ArtifactType = ArtifactType
 		return d
 	}

@@ -121,9 +121,9 @@ func Pull(ctx context.Context, st *store.Store, ref oci.Ref, opts PullOptions) (
 	rep := &PullReport{Name: opts.Name}
 	var was store.Hash
 	check := func(pushed string, canon []byte) ([]store.Hash, error) {
-		m, err := Parse(canon)
+		packs, err := pulledPacks(ref, canon)
 		if err != nil {
-			return nil, fmt.Errorf("%s: its suite object: %w", ref, err)
+			return nil, err
 		}
 		if rep.Name == "" {
 			if err := store.CheckSuiteName(pushed); err != nil {
@@ -138,7 +138,7 @@ func Pull(ctx context.Context, st *store.Store, ref oci.Ref, opts PullOptions) (
 		if err != nil {
 			return nil, err
 		}
-		return packsOf(m), nil
+		return packs, nil
 	}
 	res, err := oci.PullSuite(ctx, st, ref, opts.Options, check, opts.Interrupt)
 	if err != nil {
@@ -152,6 +152,16 @@ func Pull(ctx context.Context, st *store.Store, ref oci.Ref, opts PullOptions) (
 		rep.Previous = was.URI()
 	}
 	return rep, nil
+}
+
+// pulledPacks reads the suite object canon a registry sent for ref and
+// lists its packs, each once.
+func pulledPacks(ref oci.Ref, canon []byte) ([]store.Hash, error) {
+	m, err := Parse(canon)
+	if err != nil {
+		return nil, fmt.Errorf("%s: its suite object: %w", ref, err)
+	}
+	return packsOf(m), nil
 }
 
 // packsOf lists the packs of a suite, each once.
@@ -192,13 +202,7 @@ func Open(ctx context.Context, st *store.Store, arg string, opts OpenOptions) (*
 		return nil, err
 	}
 	defer unlock()
-	check := func(_ string, canon []byte) ([]store.Hash, error) {
-		m, err := Parse(canon)
-		if err != nil {
-			return nil, fmt.Errorf("%s: its suite object: %w", ref, err)
-		}
-		return packsOf(m), nil
-	}
+	check := func(_ string, canon []byte) ([]store.Hash, error) { return pulledPacks(ref, canon) }
 	res, err := oci.PullSuite(ctx, st, ref, opts.Registry, check, opts.Interrupt)
 	if err != nil {
 		return nil, err
