@@ -116,12 +116,18 @@ func (s *Store) UpdateRef(ref string, decide func(old Hash, err error) (Hash, er
 // holds it leaves nothing behind (the kernel releases it), and nothing
 // new is there for a sweep, ctx fsck or ctx gc to classify. The
 // temporary file of the write is a .tmp-* beside the ref, made under the
-// store's write lock like every other.
+// store's write lock like every other (taken here too, for a caller that
+// holds none: a sweep never takes the file of a write in flight).
 func (s *Store) updateRefAt(p, label string, decide func(old Hash, err error) (Hash, error)) error {
 	dir := filepath.Dir(p)
 	if err := s.CheckDir(dir); err != nil {
 		return err
 	}
+	unlockWrites, err := s.LockWrites()
+	if err != nil {
+		return err
+	}
+	defer unlockWrites()
 	if err := s.MkdirAll(dir); err != nil {
 		return err
 	}
