@@ -127,13 +127,16 @@ func (e benchEnv) registry() []workload {
 }
 
 // suitePush: ctx suite push of a suite of the bench's run stream (ctx
-// suite add of suiteRuns runs, suiteSteps steps each) to an empty
-// registry, against oras push of the same blobs (every object of every
-// pack, and the pack's manifest), one artifact per run, eight at once
-// (xargs -P 8) as a script would push them with oras: one artifact of all
-// would be a manifest far over the 4 MiB a registry takes. Then the same
-// ctx suite push again, when the registry has every pack.
+// suite add of suiteRuns runs, of a tenth of suiteSteps steps: the
+// registry spends milliseconds on each blob, and 2,000 runs of 40 steps
+// are 86,000 blobs, past the harness's five minutes a command) to an
+// empty registry, against oras push of the same blobs (every object of
+// every pack, and the pack's manifest), one artifact per run, eight at
+// once (xargs -P 8) as a script would push them with oras: one artifact
+// of all would be a manifest far over the 4 MiB a registry takes. Then
+// the same ctx suite push again, when the registry has every pack.
 func (e benchEnv) suitePush() []workload {
+	steps := max(1, e.size.suiteSteps/10)
 	dir := filepath.Join(e.work, "suitepush")
 	st := filepath.Join(dir, "store", ".ctx")
 	runs := filepath.Join(dir, "runs")
@@ -145,7 +148,7 @@ func (e benchEnv) suitePush() []workload {
 	blobs := 0
 	prepare := once(func() error {
 		stream := filepath.Join(dir, "a.ndjson")
-		if err := writeRunStream(stream, e.size.suiteRuns, e.size.suiteSteps, 'a'); err != nil {
+		if err := writeRunStream(stream, e.size.suiteRuns, steps, 'a'); err != nil {
 			return err
 		}
 		if err := runQuiet(dir, e.ctx("init", filepath.Dir(st))...); err != nil {
@@ -169,7 +172,7 @@ func (e benchEnv) suitePush() []workload {
 		return e.ctx("suite", "push", "--store", st, "--plain-http", "baseline", ctxReg.Addr+"/bench/evals:v1")
 	}
 	w := workload{
-		name:    fmt.Sprintf("suite push of %s runs x %d steps to a registry", count(e.size.suiteRuns), e.size.suiteSteps),
+		name:    fmt.Sprintf("suite push of %s runs x %d steps to a registry", count(e.size.suiteRuns), steps),
 		missing: missing,
 		prepare: prepare,
 		cmds: []command{
@@ -179,7 +182,7 @@ func (e benchEnv) suitePush() []workload {
 		},
 		targets: []target{{cmd: 0, peer: 1, max: 1}, {cmd: 2, peer: 0, max: 0.05}},
 		summary: func([]sample) string {
-			return fmt.Sprintf("%s blobs: each run's %d outputs, its prompt and its manifest", count(blobs), e.size.suiteSteps)
+			return fmt.Sprintf("%s blobs: each run's %d outputs, its prompt and its manifest", count(blobs), steps)
 		},
 		note:    "ctx sends one OCI index of the packs' artifacts, each blob once; the second push finds the index tagged and sends nothing",
 		maxRuns: 2,
