@@ -129,7 +129,7 @@ func (e benchEnv) registry() []workload {
 // suitePush: ctx suite push of a suite of the bench's run stream (ctx
 // suite add of suiteRuns runs, of a tenth of suiteSteps steps: the
 // registry spends milliseconds on each blob, and 2,000 runs of 40 steps
-// are 86,000 blobs, past the harness's five minutes a command) to an
+// are 84,000 blobs, past the harness's five minutes a command) to an
 // empty registry, against oras push of the same blobs (every object of
 // every pack, and the pack's manifest), one artifact per run, eight at
 // once (xargs -P 8) as a script would push them with oras: one artifact

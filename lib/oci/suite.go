@@ -67,7 +67,7 @@ func (p *PushedSuite) Human() string {
 // suiteArtifact is a suite as an OCI index, and what a push needs of
 // the artifacts it names: each pack's manifest descriptor and its blobs'
 // names and sizes (a few dozen bytes a blob, not the artifacts: a suite
-// of 2,000 runs of 40 steps has 86,000 blobs). A pack's artifact is made
+// of 2,000 runs of 40 steps has 84,000 blobs). A pack's artifact is made
 // again from the store where its bytes are sent.
 type suiteArtifact struct {
 	index, own    []byte // the index's JSON, the suite manifest's JSON
@@ -433,7 +433,7 @@ func pullSuite(ctx context.Context, st *store.Store, batch *store.Batch, ref Ref
 	}
 	// What is kept of each pack is its hash and its blobs still to fetch
 	// (its artifact and manifest are let go): a suite of 2,000 runs of
-	// 40 steps has 86,000 blobs.
+	// 40 steps has 84,000 blobs.
 	var mu sync.Mutex
 	var need []neededBlob
 	seen := map[store.Hash]bool{}
