@@ -23,10 +23,10 @@ type Usage struct {
 	Help     string // paragraphs after the synopsis
 	Examples string // shown last, one example per line or block
 	Args     Args   // the count of positional arguments ParseArgs takes
-	// Exits is the verb's own table of exit codes, for a verb whose
-	// codes mean something of their own (ctx suite's 1: a task
-	// regressed); nil for the table every verb shares (ExitCodes).
-	Exits [][2]string
+	// Exits are the exit codes the command can return, in order, each
+	// "CODE" (its meaning in ExitCodes) or "CODE what it means here":
+	// --help lists these and no others. Nil lists the whole table.
+	Exits []string
 }
 
 // Verb is the name users type after ctx: "pack" for "ctx-pack".
@@ -68,11 +68,7 @@ func (u Usage) Write(w io.Writer, fs *flag.FlagSet) {
 		}
 	}
 	b.WriteString("\nexit status:\n")
-	exits := u.Exits
-	if exits == nil {
-		exits = ExitCodes()
-	}
-	for _, r := range exits {
+	for _, r := range u.exitRows() {
 		b.WriteString(wrap("  "+r[0]+"  ", strings.ReplaceAll(r[1], "`", ""), 78))
 	}
 	if e := strings.TrimRight(u.Examples, " \n"); e != "" {

@@ -28,15 +28,37 @@ func ExitCodes() [][2]string {
 	}
 }
 
-// ExitsOf is the exit table of a verb whose 0 and 1 mean something of
-// their own (Usage.Exits): ok and finding ("" for a verb that finds
-// nothing), then 2 as every verb means it.
-func ExitsOf(ok, finding string) [][2]string {
-	rows := [][2]string{{"0", ok}}
-	if finding != "" {
-		rows = append(rows, [2]string{"1", finding})
+// exitRows are the rows of a command's exit status in its --help: the
+// codes its usage declares (Usage.Exits), each with the meaning it gives
+// or else the one of ExitCodes ("success" for 0, which every command
+// returns for --help too); the whole table when it declares none.
+func (u Usage) exitRows() [][2]string {
+	if u.Exits == nil {
+		return ExitCodes()
 	}
-	return append(rows, ExitCodes()[2])
+	rows := make([][2]string, 0, len(u.Exits))
+	for _, e := range u.Exits {
+		code, meaning, _ := strings.Cut(e, " ")
+		if meaning == "" {
+			meaning = exitMeaning(code)
+		}
+		rows = append(rows, [2]string{code, meaning})
+	}
+	return rows
+}
+
+// exitMeaning is what code means in ExitCodes, "success" for 0 (the
+// table's row names what success is for every verb at once).
+func exitMeaning(code string) string {
+	if code == "0" {
+		return "success"
+	}
+	for _, r := range ExitCodes() {
+		if r[0] == code {
+			return r[1]
+		}
+	}
+	return ""
 }
 
 // ExitTable is ExitCodes as the Markdown table of the docs.

@@ -146,7 +146,7 @@ func Resolve(st *store.Store, arg string) (*Named, error) {
 	case arg == store.LatestRef:
 		// A pack's name: said so below.
 	case hexDigits && len(hx) < store.MinPrefix:
-		return nil, text.WithHints(fmt.Errorf("%q names no suite: a suite's name is never hex digits only, and a hash prefix needs at least %d hex digits", arg, store.MinPrefix),
+		return nil, text.WithHints(fmt.Errorf("%q names no suite: a hash prefix needs at least %d hex digits", arg, store.MinPrefix),
 			"'ctx suite list' lists the suites")
 	case hx == arg && !hexDigits:
 		return nil, nameErr

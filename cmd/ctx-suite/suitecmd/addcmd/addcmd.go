@@ -49,7 +49,7 @@ names without a run are noted and counted.
 
 Every source and results file is checked before anything is packed; a
 run that cannot be packed stops the command, and no suite is recorded.`,
-		Exits: cli.ExitsOf("the suite was recorded", ""),
+		Exits: []string{"0 the suite was recorded", "2"},
 		Examples: `ctx suite add baseline logs/2026-05-01_popularity.eval
 ctx suite add candidate trajs/ --results results.json
 ctx convert output.jsonl | ctx suite add oh-run -

@@ -44,8 +44,8 @@ runs' steps side by side.
 Exit status 1 when a task regressed (--fail-on changed: when any task
 changed or is on one side only; --fail-on never: never), 0 otherwise, 2
 on error, including two suites with no task in common.`,
-		Exits: cli.ExitsOf("no task regressed (or what --fail-on names did not happen)",
-			"a task regressed (--fail-on changed: a task changed or is on one side only)"),
+		Exits: []string{"0 no task regressed (or what --fail-on names did not happen)",
+			"1 a task regressed (--fail-on changed: a task changed or is on one side only)", "2"},
 		Examples: `ctx suite diff baseline candidate
 ctx suite diff baseline candidate --human
 ctx suite diff baseline candidate --markdown >> "$GITHUB_STEP_SUMMARY"

@@ -26,7 +26,7 @@ read is warned about on stderr (run 'ctx fsck') and left out.`,
 		Examples: `ctx suite list
 ctx suite list --human
 ctx suite list | jq -r '.[] | select(.passed < .runs) | .name'`,
-		Exits: cli.ExitsOf("the suites were listed", ""),
+		Exits: []string{"0 the suites were listed", "2"},
 	}
 }
 

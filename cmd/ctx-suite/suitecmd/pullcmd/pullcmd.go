@@ -45,7 +45,7 @@ Prints the suite's ctx:// name; --json {"name", "suite", "previous",
 		Examples: `ctx suite pull ghcr.io/acme/evals:baseline
 ctx suite pull --plain-http localhost:5000/team/evals:nightly --name baseline
 ctx suite pull -f ghcr.io/acme/evals:baseline --json | jq .packs`,
-		Exits: cli.ExitsOf("the suite and its packs are in the store", ""),
+		Exits: []string{"0 the suite and its packs are in the store", "2"},
 	}
 }
 

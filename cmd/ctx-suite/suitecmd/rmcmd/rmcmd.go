@@ -27,7 +27,7 @@ another name keeps it. Prints a JSON array of what was removed, [{"name",
 went); --human a line per suite.`,
 		Examples: `ctx suite rm nightly-2026-05-01
 ctx suite list | jq -r '.[] | select(.name | startswith("tmp-")) | .name' | xargs ctx suite rm`,
-		Exits: cli.ExitsOf("the names were removed", ""),
+		Exits: []string{"0 the names were removed", "2"},
 	}
 }
 

@@ -23,7 +23,7 @@ func usage() cli.Usage {
 "cost_usd", "duration_s"}], "totals"}: "passed" counts the runs that passed;
 a task run five times is five entries, epochs 1 to 5; tokens, cost and
 duration appear where the runs record them. --human prints a table.`,
-		Exits: cli.ExitsOf("the suite was listed", ""),
+		Exits: []string{"0 the suite was listed", "2"},
 		Examples: `ctx suite show baseline
 ctx suite show baseline --human
 ctx suite show baseline | jq -r '.tasks[] | select(.passed == false) | .task'`,
