@@ -24,8 +24,8 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 // and diff take these.
 func (o *Options) RegisterAccessFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.PlainHTTP, "plain-http", false, "talk plain HTTP to the registry, not HTTPS (a loopback or lab registry)")
-	fs.StringVar(&o.Config, "registry-config", "", "the Docker config `file` holding the registry logins (default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
-	fs.StringVar(&o.Username, "registry-username", "", "log in as this `user`, with the password in "+PasswordEnv+", instead of the config file's login")
+	fs.StringVar(&o.Config, "registry-config", "", "the Docker config `FILE` holding the registry logins (default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
+	fs.StringVar(&o.Username, "registry-username", "", "log in as the user `NAME`, with the password in "+PasswordEnv+", instead of the config file's login")
 }
 
 // Login completes the options after the flags are parsed: the password
