@@ -131,23 +131,7 @@ func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon
 		h, _ := hashOf(l.Digest)
 		blobs = append(blobs, blob{desc: l, where: func() string { return a.where[h] }})
 	}
-	var mu sync.Mutex
-	p := Progress{Total: len(blobs)}
-	return c.sendBlobs(ctx, st, slices.Values(blobs), func(uploaded bool, n int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		p.Done++
-		if uploaded {
-			res.BlobsUploaded++
-			res.BytesUploaded += n
-			p.Bytes += n
-		} else {
-			res.BlobsSkipped++
-		}
-		if c.opts.Progress != nil {
-			c.opts.Progress(p)
-		}
-	})
+	return c.sendBlobs(ctx, st, slices.Values(blobs), Progress{Total: len(blobs)}, &res.BlobsUploaded, &res.BytesUploaded, &res.BlobsSkipped)
 }
 
 // blob is one blob to send: data when it is in memory, else the store's
@@ -161,8 +145,25 @@ type blob struct {
 
 // sendBlobs sends each blob the registry lacks, a few at once (taken
 // from blobs as workers come free, so they need not all be in memory),
-// and reports each as sent (with its size) or found there already.
-func (c *client) sendBlobs(ctx context.Context, st *store.Store, blobs iter.Seq[blob], report func(uploaded bool, n int64)) error {
+// and counts each as sent (in sent and sentBytes) or found there already
+// (in skipped), and in prog, which it reports (Options.Progress).
+func (c *client) sendBlobs(ctx context.Context, st *store.Store, blobs iter.Seq[blob], prog Progress, sent *int, sentBytes *int64, skipped *int) error {
+	var mu sync.Mutex
+	report := func(uploaded bool, n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		prog.Done++
+		if uploaded {
+			*sent++
+			*sentBytes += n
+			prog.Bytes += n
+		} else {
+			*skipped++
+		}
+		if c.opts.Progress != nil {
+			c.opts.Progress(prog)
+		}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
 	for b := range blobs {

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 
 	"github.com/opencontainers/go-digest"
+
+	"github.com/contextsubstrate/ctx/lib/text"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
@@ -55,6 +57,15 @@ func (o Options) movesAttestations() bool { return !o.NoAttestations && o.Attest
 type Progress struct {
 	Done, Total int   // blobs handled (moved or skipped), of all
 	Bytes       int64 // bytes moved so far
+}
+
+// Show has the progress of a push or a pull shown by show (a terminal's
+// progress line) as "VERB: N of M blobs, SIZE MOVED": "pushing", "sent"
+// or "pulling", "received".
+func (o *Options) Show(show func(format string, args ...any), verb, moved string) {
+	o.Progress = func(p Progress) {
+		show("%s: %d of %d blobs, %s %s", verb, p.Done, p.Total, text.Size(p.Bytes), moved)
+	}
 }
 
 const defaultConcurrency = 8

@@ -234,22 +234,8 @@ func (c *client) uploadSuite(ctx context.Context, st *store.Store, s Suite, sa *
 		}
 		yield(blob{desc: sa.config, data: s.Canon, where: func() string { return "the suite object" }})
 	}
-	var mu sync.Mutex
-	prog := Progress{Total: total}
-	err = c.sendBlobs(ctx, st, blobs, func(uploaded bool, n int64) {
-		mu.Lock()
-		defer mu.Unlock()
-		prog.Done++
-		if uploaded {
-			res.BlobsUploaded++
-			res.BytesUploaded += n
-			prog.Bytes += n
-		}
-		if c.opts.Progress != nil {
-			c.opts.Progress(prog)
-		}
-	})
-	if err != nil {
+	var there int // of these; the others are in the packs skipped
+	if err := c.sendBlobs(ctx, st, blobs, Progress{Total: total}, &res.BlobsUploaded, &res.BytesUploaded, &there); err != nil {
 		return err
 	}
 	res.BlobsSkipped = sa.distinctBlobs - res.BlobsUploaded

@@ -12,7 +12,6 @@ import (
 	"github.com/contextsubstrate/ctx/lib/oci"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/suite"
-	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 const name = "ctx-suite"
@@ -94,9 +93,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	prog := cli.NewProgress(stderr)
 	cfg.reg.UserAgent = "ctx/" + cli.Version()
-	cfg.reg.Progress = func(p oci.Progress) {
-		prog.Show("pulling: %d of %d blobs, %s received", p.Done, p.Total, text.Size(p.Bytes))
-	}
+	cfg.reg.Show(prog.Show, "pulling", "received")
 	rep, err := suite.Pull(ctx, st, cfg.ref, suite.PullOptions{Options: cfg.reg, Name: cfg.name, Force: cfg.force, Interrupt: cli.OnSignal})
 	prog.Clear()
 	if err != nil {

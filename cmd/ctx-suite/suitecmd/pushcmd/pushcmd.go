@@ -12,7 +12,6 @@ import (
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/oci"
 	"github.com/contextsubstrate/ctx/lib/suite"
-	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 const name = "ctx-suite"
@@ -88,9 +87,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	prog := cli.NewProgress(stderr)
 	cfg.reg.UserAgent = "ctx/" + cli.Version()
-	cfg.reg.Progress = func(p oci.Progress) {
-		prog.Show("pushing: %d of %d blobs, %s sent", p.Done, p.Total, text.Size(p.Bytes))
-	}
+	cfg.reg.Show(prog.Show, "pushing", "sent")
 	res, err := suite.Push(ctx, st, args[0], cfg.ref, suite.PushOptions{Options: cfg.reg, AllowSecrets: cfg.allowSecrets})
 	prog.Clear()
 	if found := (*suite.SecretsError)(nil); errors.As(err, &found) {
