@@ -485,3 +485,54 @@ func writeRunStream(path string, runs, steps int, side byte) error {
 		return nil
 	})
 }
+
+// writeSuiteBlobs writes every object of every pack of suite name in the
+// store st (its manifest and what it names), a directory per run under
+// dir, each object a file of its hex name, and returns how many: the
+// blobs ctx suite push sends, for oras to push.
+func writeSuiteBlobs(st, name, dir string) (int, error) {
+	s, err := store.Open(st)
+	if err != nil {
+		return 0, err
+	}
+	h, err := s.ReadSuiteRef(name)
+	if err != nil {
+		return 0, err
+	}
+	b, err := s.ReadAll(h)
+	if err != nil {
+		return 0, err
+	}
+	var obj struct {
+		Runs []struct{ Pack store.Hash }
+	}
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i, r := range obj.Runs {
+		m, err := pack.Load(s, r.Pack)
+		if err != nil {
+			return n, err
+		}
+		run := filepath.Join(dir, fmt.Sprintf("%05d", i))
+		if err := os.MkdirAll(run, 0o755); err != nil {
+			return n, err
+		}
+		objects := map[store.Hash]bool{r.Pack: true}
+		for _, ref := range m.Refs() {
+			objects[ref.Hash] = true
+		}
+		for o := range objects {
+			data, err := s.ReadAll(o)
+			if err != nil {
+				return n, err
+			}
+			if err := os.WriteFile(filepath.Join(run, o.Hex()), data, 0o644); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}

@@ -123,7 +123,87 @@ func (e benchEnv) registry() []workload {
 		removeAll(filepath.Join(dir, "oras-pulled"))
 		return os.MkdirAll(filepath.Join(dir, "oras-pulled"), 0o755)
 	})
-	return []workload{up, down}
+	return append([]workload{up, down}, e.suitePush()...)
+}
+
+// suitePush: ctx suite push of a suite of the bench's run stream (ctx
+// suite add of suiteRuns runs, of a tenth of suiteSteps steps: the
+// registry spends milliseconds on each blob, and 2,000 runs of 40 steps
+// are 84,000 blobs, past the harness's five minutes a command) to an
+// empty registry, against oras push of the same blobs (every object of
+// every pack, and the pack's manifest), one artifact per run, eight at
+// once (xargs -P 8) as a script would push them with oras: one artifact
+// of all would be a manifest far over the 4 MiB a registry takes. Then
+// the same ctx suite push again, when the registry has every pack.
+func (e benchEnv) suitePush() []workload {
+	steps := max(1, e.size.suiteSteps/10)
+	dir := filepath.Join(e.work, "suitepush")
+	st := filepath.Join(dir, "store", ".ctx")
+	runs := filepath.Join(dir, "runs")
+	missing := ""
+	if _, err := os.Stat(filepath.Join(e.bin, "ctx-suite")); err != nil {
+		missing = "no ctx-suite in " + e.bin
+	}
+	var ctxReg, orasReg *registrytest.Registry
+	blobs := 0
+	prepare := once(func() error {
+		stream := filepath.Join(dir, "a.ndjson")
+		if err := writeRunStream(stream, e.size.suiteRuns, steps, 'a'); err != nil {
+			return err
+		}
+		if err := runQuiet(dir, e.ctx("init", filepath.Dir(st))...); err != nil {
+			return err
+		}
+		if err := runQuiet(dir, "sh", "-c", `"$0" add --store "$1" baseline - < "$2"`, filepath.Join(e.bin, "ctx-suite"), st, stream); err != nil {
+			return err
+		}
+		var err error
+		if blobs, err = writeSuiteBlobs(st, "baseline", runs); err != nil {
+			return err
+		}
+		for _, r := range []**registrytest.Registry{&ctxReg, &orasReg} {
+			if *r, err = e.startRegistry(dir); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	push := func() []string {
+		return e.ctx("suite", "push", "--store", st, "--plain-http", "baseline", ctxReg.Addr+"/bench/evals:v1")
+	}
+	w := workload{
+		name:    fmt.Sprintf("suite push of %s runs x %d steps to a registry", count(e.size.suiteRuns), steps),
+		missing: missing,
+		prepare: prepare,
+		cmds: []command{
+			{label: "ctx suite push (empty registry)", dir: dir},
+			{label: "oras push of the same blobs, a run each, 8 at once (empty registry)", dir: runs, peer: "oras push"},
+			{label: "ctx suite push again (registry has it)", dir: dir},
+		},
+		targets: []target{{cmd: 0, peer: 1, max: 1}, {cmd: 2, peer: 0, max: 0.05}},
+		summary: func([]sample) string {
+			return fmt.Sprintf("%s blobs: each run's %d outputs, its prompt and its manifest", count(blobs), steps)
+		},
+		note:    "ctx sends one OCI index of the packs' artifacts, each blob once; the second push finds the index tagged and sends nothing",
+		maxRuns: 2,
+	}
+	empty := func(r **registrytest.Registry) error {
+		removeAll((*r).Storage)
+		return nil
+	}
+	w.cmds[0].setup = func() error {
+		w.cmds[0].argv = push()
+		return empty(&ctxReg)
+	}
+	w.cmds[1].setup = func() error {
+		w.cmds[1].argv = []string{"sh", "-c", `ls | xargs -P 8 -I{} sh -c 'cd "$1" && exec oras push --plain-http "$0/bench/runs:r$1" * >/dev/null' "$0" {}`, orasReg.Addr}
+		return empty(&orasReg)
+	}
+	w.cmds[2].setup = func() error {
+		w.cmds[2].argv = push()
+		return runQuiet(dir, push()...) // there, but for the first run
+	}
+	return []workload{w}
 }
 
 // startRegistry starts a registry for the rest of the bench. Its storage

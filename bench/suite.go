@@ -84,19 +84,19 @@ func (e benchEnv) suite() []workload {
 		{
 			name: fmt.Sprintf("ctx suite add of %s runs (one stream)", n), missing: missing, prepare: write,
 			cmds: []command{
-				{label: "ctx suite add a - < a.ndjson (fresh store)", argv: e.ctx("suite", "add", "--store", st, "suite-a", "-"), stdin: a, dir: dir, setup: fresh},
+				{label: "ctx suite add suite-a - < a.ndjson (fresh store)", argv: e.ctx("suite", "add", "--store", st, "suite-a", "-"), stdin: a, dir: dir, setup: fresh},
 				{label: "jq -c . a.ndjson", argv: []string{"jq", "-c", ".", a}, dir: dir, peer: "jq -c"},
 			},
 			targets: []target{{cmd: 0, peer: 1, max: 5}},
 		},
 		{
 			name: fmt.Sprintf("ctx suite diff, %s pairs", n), missing: missing, prepare: both, rssLimit: 128 << 10,
-			cmds:    []command{{label: "ctx suite diff a b", argv: e.ctx("suite", "diff", "--store", st, "suite-a", "suite-b"), dir: dir, alone: true, finding: true}},
+			cmds:    []command{{label: "ctx suite diff suite-a suite-b", argv: e.ctx("suite", "diff", "--store", st, "suite-a", "suite-b"), dir: dir, alone: true, finding: true}},
 			targets: []target{{cmd: 0, maxWall: 3 * time.Second}, {cmd: 0, maxRSS: 128 << 10}},
 		},
 		{
 			name: fmt.Sprintf("ctx suite show, %s runs", n), missing: missing, prepare: both,
-			cmds:    []command{{label: "ctx suite show a", argv: e.ctx("suite", "show", "--store", st, "suite-a"), dir: dir, alone: true}},
+			cmds:    []command{{label: "ctx suite show suite-a", argv: e.ctx("suite", "show", "--store", st, "suite-a"), dir: dir, alone: true}},
 			targets: []target{{cmd: 0, maxWall: time.Second}},
 		},
 		e.suiteTrials(missing),

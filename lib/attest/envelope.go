@@ -95,6 +95,21 @@ func Sign(ctx context.Context, payload []byte, key crypto.Signer) ([]byte, error
 	return buf.Bytes(), nil
 }
 
+// PredicateTypeOf is the predicateType of the in-toto statement the
+// envelope b carries (the signature is not checked).
+func PredicateTypeOf(b []byte) (string, error) {
+	env, err := ParseEnvelope(b)
+	if err != nil {
+		return "", err
+	}
+	payload, _ := env.DecodeB64Payload() // ParseEnvelope decoded it
+	stmt, err := ParseStatement(payload)
+	if err != nil {
+		return "", err
+	}
+	return stmt.GetPredicateType(), nil
+}
+
 // ParseEnvelope decodes a DSSE envelope: one JSON object with a string
 // payloadType, a base64 payload and at least one signature with a base64
 // sig, and nothing after it. It checks the form, not the signature.

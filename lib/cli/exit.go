@@ -75,10 +75,22 @@ func ExitTable() string {
 // An Error with a nil Err exits with Code and prints nothing: the command has
 // already said what it found on stdout.
 type Error struct {
-	Code  int
-	Err   error
-	Hints []string
-	usage bool // add a pointer to --help
+	Code    int
+	Err     error
+	Hints   []string
+	usage   bool   // add a pointer to --help
+	command string // whose --help: "ctx suite diff"; "" for the verb's
+}
+
+// In makes a usage error point to the help of command ("ctx suite
+// diff"), a subcommand, rather than the verb's; any other error is left
+// as it is.
+func In(command string, err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.usage && e.command == "" {
+		e.command = command
+	}
+	return err
 }
 
 // Error returns the message of the wrapped error.

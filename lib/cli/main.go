@@ -72,7 +72,11 @@ func Report(name string, err error, stderr io.Writer) int {
 		}
 	}
 	if e != nil && e.usage {
-		m.Hintf("see '%s --help'", strings.Replace(name, "ctx-", "ctx ", 1))
+		command := e.command
+		if command == "" {
+			command = strings.Replace(name, "ctx-", "ctx ", 1)
+		}
+		m.Hintf("see '%s --help'", command)
 	}
 	return code
 }

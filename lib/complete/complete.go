@@ -2,7 +2,8 @@
 // and fish load, and the candidates they ask for as the user types. The
 // scripts hold no list: at each TAB they run `ctx completion --complete`,
 // which reads what is there now (the verbs on the lookup path, plugins
-// included; a verb's flags from its --help; the store's tags and packs).
+// included; a verb's subcommands and flags from its --help; the store's
+// tags, packs and suites).
 // It changes nothing in the store (reading the index may refresh ctx log's
 // cache, as ctx log does).
 package complete
@@ -13,6 +14,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -70,13 +72,22 @@ func packVerbs() map[string]bool {
 	return m
 }
 
+// suiteCommands are the subcommands of ctx suite whose arguments are
+// suites, by how many (0: any number).
+func suiteCommands() map[string]int {
+	return map[string]int{"show": 1, "diff": 2, "export": 0, "rm": 0, "push": 1}
+}
+
 // builtins are the dispatcher's own words, beside the ctx-VERB programs.
 func builtins() []string { return []string{"help", "version"} }
 
 // Candidates returns the completions of the last of words, the command
-// line so far ("ctx", "show", "--hu"): a verb after ctx, a flag of the verb
-// after "-", else for a verb that takes packs the store's names (latest,
-// its tags, the short hashes of its packs, newest first). st may be nil
+// line so far ("ctx", "show", "--hu"): a verb after ctx; a subcommand
+// after a verb that has them (ctx suite, ctx key: what its --help's
+// synopsis names); a flag of the verb, or of its subcommand, after "-";
+// else for a verb that takes packs the store's names (latest, its tags,
+// the short hashes of its packs, newest first), and for a subcommand of
+// ctx suite that takes suites the store's suite names. st may be nil
 // (no store). None means: let the shell complete file names.
 func Candidates(words []string, dirs []string, st *store.Store) []string {
 	if len(words) < 2 {
@@ -87,13 +98,44 @@ func Candidates(words []string, dirs []string, st *store.Store) []string {
 		return matching(verbs(dirs), cur)
 	}
 	verb := words[1]
-	if strings.HasPrefix(cur, "-") {
-		return matching(Flags(verb, dirs), cur)
+	var subs []string
+	if !packVerbs()[verb] {
+		subs = Subcommands(verb, dirs)
 	}
-	if !packVerbs()[verb] || st == nil {
+	sub := ""
+	if len(words) > 3 && slices.Contains(subs, words[2]) {
+		sub = words[2]
+	}
+	switch {
+	case strings.HasPrefix(cur, "-") && sub != "":
+		return matching(Flags(verb, dirs, sub), cur)
+	case strings.HasPrefix(cur, "-"):
+		return matching(Flags(verb, dirs), cur)
+	case len(words) == 3 && len(subs) > 0:
+		return matching(subs, cur)
+	case verb == "suite" && sub != "" && st != nil:
+		n, ok := suiteCommands()[sub]
+		if !ok || n > 0 && args(words[3:len(words)-1]) >= n {
+			return nil
+		}
+		names, _ := st.SuiteRefs()
+		return matching(names, cur)
+	case !packVerbs()[verb] || st == nil:
 		return nil
 	}
 	return matching(packNames(st), cur)
+}
+
+// args counts the words that are not flags (a flag's value is counted
+// too: completion cannot tell, and offers nothing rather than too much).
+func args(words []string) int {
+	n := 0
+	for _, w := range words {
+		if !strings.HasPrefix(w, "-") {
+			n++
+		}
+	}
+	return n
 }
 
 func matching(all []string, prefix string) []string {
@@ -118,9 +160,22 @@ func verbs(dirs []string) []string {
 	return out
 }
 
-// Flags lists the flags of a verb as its --help prints them ("  --human
-// ..." under "flags:"): what the program itself takes, plugins included.
-func Flags(verb string, dirs []string) []string {
+// Flags lists the flags of a verb (or of its subcommand sub, ctx suite
+// diff) as its --help prints them ("  --human ..." under "flags:"): what
+// the program itself takes, plugins included.
+func Flags(verb string, dirs []string, sub ...string) []string {
+	return ParseFlags(help(verb, dirs, sub...))
+}
+
+// Subcommands lists the subcommands of a verb as its --help's synopsis
+// names them: the word after "ctx VERB" on each line of "usage:", when it
+// is a plain word (ctx suite add, ctx key generate; not "[flags]").
+func Subcommands(verb string, dirs []string) []string {
+	return ParseSubcommands(verb, help(verb, dirs))
+}
+
+// help is what ctx-VERB [SUB] --help prints, or nothing.
+func help(verb string, dirs []string, sub ...string) []byte {
 	if execpath.CheckName(verb) != nil {
 		return nil
 	}
@@ -130,8 +185,41 @@ func Flags(verb string, dirs []string) []string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	out, _ := exec.CommandContext(ctx, path, "--help").Output()
-	return ParseFlags(out)
+	out, _ := exec.CommandContext(ctx, path, append(sub, "--help")...).Output()
+	return out
+}
+
+// ParseSubcommands reads the subcommands of verb from a usage text: the
+// synopsis lines (the "usage:" line and those indented under it) of the
+// form "ctx VERB WORD ...", WORD lower-case letters.
+func ParseSubcommands(verb string, help []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(help))
+	for i := 0; sc.Scan(); i++ {
+		line := sc.Text()
+		if i == 0 {
+			var ok bool
+			if line, ok = strings.CutPrefix(line, "usage:"); !ok {
+				return nil
+			}
+		} else if !strings.HasPrefix(line, "       ctx ") {
+			break
+		}
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "ctx" && f[1] == verb && isWord(f[2]) && !slices.Contains(out, f[2]) {
+			out = append(out, f[2])
+		}
+	}
+	return out
+}
+
+func isWord(s string) bool {
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ParseFlags reads the flags of a usage text: the first word of each

@@ -120,7 +120,10 @@ func Remove(st *store.Store, packs []store.Hash, force bool, now time.Time) (*Re
 			}
 		}
 		for _, t := range r.Tags {
-			if err := st.DeleteRef(t); err != nil && !errors.Is(err, store.ErrNotFound) {
+			// Only while it still names the pack: a tag another process
+			// moved meanwhile names what it was moved to.
+			err := st.UpdateRef(t, store.Swap(fmt.Sprintf("tag %q", t), r.Pack, store.Hash{}))
+			if err != nil && !errors.As(err, new(*store.ChangedError)) {
 				return out, fmt.Errorf("cannot delete tag %q: %w", t, err)
 			}
 		}

@@ -51,21 +51,6 @@ func Tags(st *store.Store) ([]Tag, []error, error) {
 	return out, bad, nil
 }
 
-// ExistsError says a tag names another pack already and was not moved.
-type ExistsError struct {
-	Name string
-	Pack store.Hash
-}
-
-func (e *ExistsError) Error() string {
-	return fmt.Sprintf("tag %q already names %s", e.Name, e.Pack)
-}
-
-// ErrorHints says how to move it.
-func (e *ExistsError) ErrorHints() []string {
-	return []string{fmt.Sprintf("use -f to move it ('ctx tag -f %s PACK')", e.Name)}
-}
-
 // SetTag points tag name at pack h, which must be an intact pack
 // manifest. A tag that names another pack is moved only with force. A
 // pack ctx rm took out of the index is put back in it: a tag keeps a pack
@@ -86,26 +71,31 @@ func SetTag(st *store.Store, name string, h store.Hash, force bool) (Tag, error)
 	} else if err != nil {
 		return t, fmt.Errorf("cannot tag %s: %w", h, err)
 	}
-	old, err := st.ReadRef(name)
-	switch {
-	case err == nil && old == h:
-		return t, nil
-	case err == nil && !force:
-		return t, &ExistsError{Name: name, Pack: old}
-	case err == nil:
-		t.Previous = &old
-	case !errors.Is(err, store.ErrNotFound):
-		if !force {
-			return t, text.WithHints(err, "use -f to replace it")
+	// What the tag names is read and replaced with no other writer of a
+	// tag between (store.UpdateRef): a tag another process set meanwhile
+	// is refused without force, never overwritten unseen.
+	err = st.UpdateRef(name, func(old store.Hash, err error) (store.Hash, error) {
+		switch {
+		case err == nil && old == h:
+			return h, nil
+		case err == nil && !force:
+			return old, &pack.TagExistsError{Name: name, Pack: old}
+		case err == nil:
+			t.Previous = &old
+		case !errors.Is(err, store.ErrNotFound):
+			if !force {
+				return old, text.WithHints(err, "use -f to replace it")
+			}
 		}
-	}
-	if pack.IsRemoved(st, h) {
-		if err := pack.Restore(st, h); err != nil {
-			return t, fmt.Errorf("cannot put %s back in the index: %w", h, err)
+		if pack.IsRemoved(st, h) {
+			if err := pack.Restore(st, h); err != nil {
+				return old, fmt.Errorf("cannot put %s back in the index: %w", h, err)
+			}
+			t.Restored = true
 		}
-		t.Restored = true
-	}
-	return t, st.WriteRef(name, h)
+		return h, nil
+	})
+	return t, err
 }
 
 // DeleteTags deletes the tags names; each must exist, else nothing is
@@ -135,8 +125,19 @@ func DeleteTags(st *store.Store, names []string) ([]Tag, error) {
 	if len(missing) > 0 {
 		return nil, &NoTagError{Names: missing}
 	}
-	for _, t := range out {
-		if err := st.DeleteRef(t.Name); err != nil && !errors.Is(err, store.ErrNotFound) {
+	for i := range out {
+		// What is deleted is what the tag names at that moment, which a
+		// writer at the same time may have changed since it was read.
+		err := st.UpdateRef(out[i].Name, func(old store.Hash, err error) (store.Hash, error) {
+			switch {
+			case err == nil:
+				out[i].Pack = old
+			case errors.Is(err, store.ErrNotFound):
+				return store.Hash{}, err
+			}
+			return store.Hash{}, nil // a damaged tag is deleted all the same
+		})
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
 	}

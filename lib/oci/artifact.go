@@ -125,10 +125,25 @@ func (e *NotPackError) Error() string {
 	return fmt.Sprintf("%s is not a ctx pack: it is %s (%s); a pack has artifactType %s", e.Ref, e.What, e.Detail, ArtifactType)
 }
 
+// ErrorHints say how to fetch a suite.
+func (e *NotPackError) ErrorHints() []string {
+	if e.What == aSuite {
+		return []string{fmt.Sprintf("'ctx suite pull %s' fetches a suite and its packs", e.Ref)}
+	}
+	return nil
+}
+
+// aSuite is what NotPackError calls a suite's index.
+const aSuite = "a ctx suite"
+
 // parseArtifact checks a fetched OCI manifest and returns the pack hash
 // and the layers, each a distinct object with a plausible size. Nothing
 // of what it names has been fetched yet.
 func parseArtifact(ref string, mediaType string, raw []byte) (*artifact, store.Hash, error) {
+	var index ocispec.Index
+	if mediaType == ocispec.MediaTypeImageIndex && json.Unmarshal(raw, &index) == nil && index.ArtifactType == SuiteArtifactType {
+		return nil, store.Hash{}, &NotPackError{Ref: ref, What: aSuite, Detail: "an image index of artifactType " + SuiteArtifactType}
+	}
 	if mediaType != ocispec.MediaTypeImageManifest {
 		return nil, store.Hash{}, &NotPackError{Ref: ref, What: kindOf(mediaType), Detail: "media type " + shown(mediaType)}
 	}

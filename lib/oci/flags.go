@@ -11,14 +11,20 @@ import (
 // flag, so a password is never in a process listing or a shell history.
 const PasswordEnv = "CTX_REGISTRY_PASSWORD"
 
-// RegisterFlags adds the flags of ctx push and ctx pull that say how to
-// reach a registry: --plain-http (CTX_PLAIN_HTTP), --registry-config
-// (CTX_REGISTRY_CONFIG) and --registry-username (CTX_REGISTRY_USERNAME),
-// and --no-attestations (CTX_NO_ATTESTATIONS).
+// RegisterFlags adds the flags of ctx push and ctx pull: those of
+// RegisterAccessFlags and --no-attestations (CTX_NO_ATTESTATIONS).
 func (o *Options) RegisterFlags(fs *flag.FlagSet) {
+	o.RegisterAccessFlags(fs)
+	fs.BoolVar(&o.NoAttestations, "no-attestations", false, "leave the packs' signed attestations behind (they travel as OCI referrers of each pack)")
+}
+
+// RegisterAccessFlags adds the flags that say how to reach a registry:
+// --plain-http (CTX_PLAIN_HTTP), --registry-config (CTX_REGISTRY_CONFIG)
+// and --registry-username (CTX_REGISTRY_USERNAME). ctx suite push, pull
+// and diff take these.
+func (o *Options) RegisterAccessFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.PlainHTTP, "plain-http", false, "talk plain HTTP to the registry, not HTTPS (a loopback or lab registry)")
 	fs.StringVar(&o.Config, "registry-config", "", "the Docker config `FILE` holding the registry logins (default: $DOCKER_CONFIG/config.json, else ~/.docker/config.json)")
-	fs.BoolVar(&o.NoAttestations, "no-attestations", false, "leave the packs' signed attestations behind (they travel as OCI referrers of each pack)")
 	fs.StringVar(&o.Username, "registry-username", "", "log in as the user `NAME`, with the password in "+PasswordEnv+", instead of the config file's login")
 }
 

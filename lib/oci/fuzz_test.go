@@ -7,6 +7,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/contextsubstrate/ctx/lib/attest"
+	"github.com/contextsubstrate/ctx/lib/store"
 )
 
 // FuzzParseArtifact: whatever manifest a registry sends, parseArtifact
@@ -81,7 +82,7 @@ func FuzzParseReferrer(f *testing.F) {
 	f.Add(r.raw)
 	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"application/vnd.in-toto.x+dsse","subject":{"digest":"` + a.desc.Digest.String() + `"},"layers":[{"mediaType":"application/vnd.dsse.envelope.v1+json","digest":"sha256:00","size":-1}]}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		l, eh, err := parseReferrer(raw, a.desc.Digest)
+		l, eh, err := testAttestations().parseReferrer(raw, a.desc.Digest)
 		if err != nil {
 			return
 		}
@@ -89,8 +90,41 @@ func FuzzParseReferrer(f *testing.F) {
 			t.Fatalf("accepted layer %+v (%s)", l, eh)
 		}
 		var man ocispec.Manifest
-		if json.Unmarshal(raw, &man) != nil || man.Subject == nil || man.Subject.Digest != a.desc.Digest || !isAttestationType(man.ArtifactType) {
+		if json.Unmarshal(raw, &man) != nil || man.Subject == nil || man.Subject.Digest != a.desc.Digest || !testAttestations().isAttestationType(man.ArtifactType) {
 			t.Fatalf("accepted %s", raw)
+		}
+	})
+}
+
+// FuzzParseSuiteIndex: whatever index a registry sends for a suite,
+// parseSuiteIndex returns an error or an index whose first manifest is a
+// suite's and every other a pack artifact's, each once, each of a
+// plausible size and a sha256 digest.
+func FuzzParseSuiteIndex(f *testing.F) {
+	h := store.Sum([]byte("x"))
+	f.Add([]byte(`{"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","artifactType":"` + SuiteArtifactType + `","manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"` + SuiteArtifactType + `","digest":"` + h.String() + `","size":10}]}`))
+	f.Add([]byte(`{"artifactType":"` + SuiteArtifactType + `","manifests":[{"digest":"sha256:00","size":-1},{}]}`))
+	f.Add([]byte(`{"mediaType":"application/vnd.oci.image.manifest.v1+json","artifactType":"` + ArtifactType + `"}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		for _, mt := range []string{ocispec.MediaTypeImageIndex, ocispec.MediaTypeImageManifest} {
+			index, err := parseSuiteIndex("r", mt, raw)
+			if err != nil {
+				continue
+			}
+			seen := map[string]bool{}
+			for i, d := range index.Manifests {
+				kind := ArtifactType
+				if i == 0 {
+					kind = SuiteArtifactType
+				}
+				if _, err := hashOf(d.Digest); err != nil || d.ArtifactType != kind || d.Size <= 0 || d.Size > MaxManifestBytes || seen[d.Digest.String()] {
+					t.Fatalf("accepted manifests[%d] %+v", i, d)
+				}
+				seen[d.Digest.String()] = true
+			}
+			if len(index.Manifests) == 0 || mt != ocispec.MediaTypeImageIndex {
+				t.Fatalf("accepted %s with %d manifests", mt, len(index.Manifests))
+			}
 		}
 	})
 }

@@ -54,7 +54,9 @@ func reg(t *testing.T) *registrytest.Registry {
 	return shared
 }
 
-func plain() Options { return Options{PlainHTTP: true, Config: "/nonexistent/config.json"} }
+func plain() Options {
+	return Options{PlainHTTP: true, Config: "/nonexistent/config.json", Attestations: testAttestations()}
+}
 
 func mustRef(t *testing.T, s string) Ref {
 	t.Helper()

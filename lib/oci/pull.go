@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"sync"
 	"time"
 
@@ -68,21 +70,17 @@ func Pull(ctx context.Context, st *store.Store, ref Ref, opts Options, interrupt
 		return nil, explain(err, fmt.Sprintf("nothing of %s was stored", ref))
 	}
 	defer unlock()
-	batch := st.NewBatch()
-	stop := func() {}
-	if interrupt != nil {
-		stop = interrupt(batch.Abort)
-	}
-	res, m, c, err := pull(ctx, st, batch, ref, opts)
-	if err == nil {
-		if err = batch.CommitLast([]store.Hash{res.Pack}); err != nil {
-			err = fmt.Errorf("cannot store the objects of %s: %w", ref, err)
+	var res *Pulled
+	var m *pack.Manifest
+	var c *client
+	err = inBatch(st, ref, interrupt, func(batch *store.Batch) (last []store.Hash, err error) {
+		if res, m, c, err = pull(ctx, st, batch, ref, opts); err != nil {
+			return nil, err
 		}
-	}
-	stop()
+		return []store.Hash{res.Pack}, nil
+	})
 	if err != nil {
-		batch.Abort()
-		return nil, explain(err, fmt.Sprintf("nothing of %s was stored", ref))
+		return nil, err
 	}
 	if !pack.IndexCurrent(st, res.Pack, m) {
 		if _, err := pack.Reindex(st, res.Pack); err != nil {
@@ -94,7 +92,7 @@ func Pull(ctx context.Context, st *store.Store, ref Ref, opts Options, interrupt
 	if _, err := pack.SetLatest(st, res.Pack, time.Now()); err != nil {
 		return res, text.WithHints(fmt.Errorf("pack %s is stored and indexed, but refs/latest could not name it: %w", res.Pack, err), "pull again, or name the pack by its hash")
 	}
-	if opts.NoAttestations {
+	if !opts.movesAttestations() {
 		return res, nil
 	}
 	subject := ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.Digest(res.Digest)}
@@ -106,13 +104,37 @@ func Pull(ctx context.Context, st *store.Store, ref Ref, opts Options, interrupt
 	return res, err
 }
 
-// explain gives err the hints of the registry's refusal it holds, if any,
-// then more.
+// inBatch fills a new batch of st (fill returns the objects to link
+// last: the manifests) and commits it. On an error, or an interrupt
+// (interrupt, when set, is given what undoes the batch), the batch is
+// aborted and the error says that nothing of ref was stored.
+func inBatch(st *store.Store, ref Ref, interrupt func(abort func()) (stop func()), fill func(*store.Batch) ([]store.Hash, error)) error {
+	batch := st.NewBatch()
+	stop := func() {}
+	if interrupt != nil {
+		stop = interrupt(batch.Abort)
+	}
+	last, err := fill(batch)
+	if err == nil {
+		if err = batch.CommitLast(last); err != nil {
+			err = fmt.Errorf("cannot store the objects of %s: %w", ref, err)
+		}
+	}
+	stop()
+	if err != nil {
+		batch.Abort()
+		return explain(err, fmt.Sprintf("nothing of %s was stored", ref))
+	}
+	return nil
+}
+
+// explain gives err the hints it holds already (a registry's refusal's,
+// a caller's), if any, then more.
 func explain(err error, more ...string) error {
-	var re *RegistryError
+	var h interface{ ErrorHints() []string }
 	var hints []string
-	if errors.As(err, &re) {
-		hints = re.ErrorHints()
+	if errors.As(err, &h) {
+		hints = h.ErrorHints()
 	}
 	return text.WithHints(err, append(hints, more...)...)
 }
@@ -147,49 +169,94 @@ func pull(ctx context.Context, st *store.Store, batch *store.Batch, ref Ref, opt
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	res := &Pulled{Ref: ref.String(), Digest: desc.Digest.String(), Pack: h}
-	canon, fetched, err := c.fetchConfig(ctx, st, a, h)
+	p, err := c.pullPack(ctx, st, batch, ref.String(), a, h)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	res := &Pulled{Ref: ref.String(), Digest: desc.Digest.String(), Pack: p.h}
+	where := func(h store.Hash) string { return p.a.where[h] }
+	if err := fits(st, ref.String(), slices.Values(p.need), where); err != nil {
+		return nil, nil, nil, err
+	}
+	if p.fetched {
+		res.BlobsDownloaded++
+		res.BytesDownloaded += p.a.config.Size
+	} else {
+		res.BlobsSkipped++
+	}
+	res.BlobsSkipped += len(p.a.layers) - len(p.need)
+	prog := Progress{Total: len(p.a.layers) + 1, Done: len(p.a.layers) + 1 - len(p.need)}
+	err = c.download(ctx, batch, slices.Values(p.need), where, prog, &res.BlobsDownloaded, &res.BytesDownloaded)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return res, p.m, c, nil
+}
+
+// packPull is a pack artifact being pulled: its manifest object is in
+// the batch (or the store), its layers checked against it.
+type packPull struct {
+	a       *artifact
+	h       store.Hash // the pack
+	m       *pack.Manifest
+	need    []ocispec.Descriptor // the layers neither the store nor the batch has
+	needs   map[digest.Digest]bool
+	fetched bool // the pack manifest was downloaded
+}
+
+// pullPack gets the pack manifest h of artifact a (parseArtifact; ref
+// names it in messages) from the store or the registry into the batch,
+// checks the layers against it, and says which layers are still to
+// fetch. Nothing else is fetched.
+func (c *client) pullPack(ctx context.Context, st *store.Store, batch *store.Batch, ref string, a *artifact, h store.Hash) (*packPull, error) {
+	canon, fetched, err := c.fetchConfig(ctx, st, a.config, h, "pack manifest")
+	if err != nil {
+		return nil, err
 	}
 	m, err := pack.Parse(canon)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: its config %s is not a pack manifest: %w", ref, h, err)
+		return nil, fmt.Errorf("%s: its config %s is not a pack manifest: %w", ref, h, err)
 	}
-	if err := a.checkLayers(ref.String(), h, m); err != nil {
-		return nil, nil, nil, err
+	if err := a.checkLayers(ref, h, m); err != nil {
+		return nil, err
 	}
-	var need []ocispec.Descriptor
-	var total int64
-	free, bounded := freeSpace(st.Root())
+	p := &packPull{a: a, h: h, m: m, fetched: fetched, needs: map[digest.Digest]bool{}}
 	for _, l := range a.layers {
 		lh, _ := hashOf(l.Digest)
 		if batch.Has(lh) {
 			if err := checkLocal(st, lh, l.Size, a.where[lh]); err != nil {
-				return nil, nil, nil, err
+				return nil, err
 			}
 			continue
 		}
-		need = append(need, l)
-		total += l.Size // each at most the free space, checked here, so it cannot overflow
-		if bounded && (l.Size > free || total > free) {
-			return nil, nil, nil, fmt.Errorf("%s: its objects claim more than the %d bytes free for the store (%s claims %d)", ref, free, a.where[lh], l.Size)
-		}
+		p.need = append(p.need, l)
+		p.needs[l.Digest] = true
 	}
 	if fetched {
 		if err := batch.PutExpectedBytes(h, canon); err != nil {
-			return nil, nil, nil, err
+			return nil, err
 		}
-		res.BlobsDownloaded++
-		res.BytesDownloaded += int64(len(canon))
-	} else {
-		res.BlobsSkipped++
 	}
-	res.BlobsSkipped += len(a.layers) - len(need)
-	if err := c.download(ctx, batch, a, need, res); err != nil {
-		return nil, nil, nil, err
+	return p, nil
+}
+
+// fits checks that the blobs of need fit in the space free for the
+// store, each and all together, before any is fetched; ref and where
+// name them in the error.
+func fits(st *store.Store, ref string, need iter.Seq[ocispec.Descriptor], where func(store.Hash) string) error {
+	free, bounded := freeSpace(st.Root())
+	if !bounded {
+		return nil
 	}
-	return res, m, c, nil
+	var total int64
+	for l := range need {
+		total += l.Size // each at most the free space, checked here, so it cannot overflow
+		if l.Size > free || total > free {
+			lh, _ := hashOf(l.Digest)
+			return fmt.Errorf("%s: its objects claim more than the %d bytes free for the store (%s claims %d)", ref, free, where(lh), l.Size)
+		}
+	}
+	return nil
 }
 
 // fetchManifest fetches the OCI manifest ref names, bounded in size and
@@ -222,37 +289,52 @@ func (c *client) fetchManifest(ctx context.Context, ref Ref) (ocispec.Descriptor
 
 // fetchConfig returns the pack manifest: from the store when it has it,
 // else fetched, bounded and checked against the pack hash.
-func (c *client) fetchConfig(ctx context.Context, st *store.Store, a *artifact, h store.Hash) ([]byte, bool, error) {
+func (c *client) fetchConfig(ctx context.Context, st *store.Store, config ocispec.Descriptor, h store.Hash, what string) ([]byte, bool, error) {
 	if st.Has(h) {
-		if n, err := st.Stat(h); err == nil && n == a.config.Size {
+		if n, err := st.Stat(h); err == nil && n == config.Size {
 			b, err := st.ReadAll(h)
 			return b, false, err
 		}
 	}
-	rc, err := c.repo.Blobs().Fetch(ctx, a.config)
+	rc, err := c.repo.Blobs().Fetch(ctx, config)
 	if err != nil {
 		return nil, false, c.fail(err)
 	}
 	defer rc.Close()
-	b, err := readExactly(rc, a.config.Size)
+	b, err := readExactly(rc, config.Size)
 	if err != nil {
-		return nil, false, fmt.Errorf("pack manifest %s: %w", h, c.fail(err))
+		return nil, false, fmt.Errorf("%s %s: %w", what, h, c.fail(err))
 	}
 	if got := store.Sum(b); got != h {
-		return nil, false, &BlobError{Where: "the pack manifest", Hash: h, Err: &store.MismatchError{Hash: h, Actual: got}}
+		return nil, false, &BlobError{Where: "the " + what, Hash: h, Err: &store.MismatchError{Hash: h, Actual: got}}
 	}
 	return b, true, nil
 }
 
 // download fetches the blobs of need into the batch, a few at once, each
-// verified as it streams.
-func (c *client) download(ctx context.Context, batch *store.Batch, a *artifact, need []ocispec.Descriptor, res *Pulled) error {
+// verified as it streams, and counts each once it is held in blobs and
+// bytes, and in prog, which it reports (Options.Progress); where names
+// the part of a pack each is, for errors.
+func (c *client) download(ctx context.Context, batch *store.Batch, need iter.Seq[ocispec.Descriptor], where func(store.Hash) string, prog Progress, blobs *int, bytes *int64) error {
 	var mu sync.Mutex
-	p := Progress{Total: len(a.layers) + 1, Done: len(a.layers) + 1 - len(need)}
+	report := func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		*blobs++
+		*bytes += n
+		prog.Done++
+		prog.Bytes += n
+		if c.opts.Progress != nil {
+			c.opts.Progress(prog)
+		}
+	}
 	large := make(chan struct{}, largeAtOnce)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
-	for _, d := range need {
+	for d := range need {
+		if gctx.Err() != nil {
+			break // a blob failed: the others are not fetched
+		}
 		g.Go(func() error {
 			h, _ := hashOf(d.Digest)
 			if d.Size > smallBlob {
@@ -260,17 +342,9 @@ func (c *client) download(ctx context.Context, batch *store.Batch, a *artifact, 
 				defer func() { <-large }()
 			}
 			if err := c.fetchBlob(gctx, batch, d, h); err != nil {
-				return &BlobError{Where: a.where[h], Hash: h, Err: err}
+				return &BlobError{Where: where(h), Hash: h, Err: err}
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			res.BlobsDownloaded++
-			res.BytesDownloaded += d.Size
-			p.Done++
-			p.Bytes += d.Size
-			if c.opts.Progress != nil {
-				c.opts.Progress(p)
-			}
+			report(d.Size)
 			return nil
 		})
 	}

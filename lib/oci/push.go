@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -64,8 +66,8 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 	if err != nil {
 		return nil, err
 	}
-	res := &Pushed{Digest: a.desc.Digest.String(), Pack: h, Ref: ref.String()}
-	tagged, done, err := c.present(ctx, ref, a)
+	res := &Pushed{Digest: a.desc.Digest.String(), Pack: h, Ref: ref.at(a.desc.Digest)}
+	tagged, done, err := c.present(ctx, ref, a.desc)
 	if err != nil {
 		return nil, err
 	}
@@ -74,21 +76,10 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 	} else if err := c.upload(ctx, st, a, canon, res); err != nil {
 		return nil, err
 	}
-	manifest := bytes.NewReader(a.raw)
-	switch {
-	case tagged:
-	case ref.Tag != "":
-		err = c.repo.Manifests().PushReference(ctx, a.desc, manifest, ref.Tag)
-	case !done:
-		err = c.repo.Manifests().Push(ctx, a.desc, manifest)
+	if err := c.pushTop(ctx, ref, a.desc, a.raw, tagged, done); err != nil {
+		return nil, err
 	}
-	if err != nil {
-		return nil, c.fail(err)
-	}
-	if ref.Tag == "" {
-		res.Ref = Ref{Registry: ref.Registry, Repository: ref.Repository, Digest: res.Digest}.String()
-	}
-	if !opts.NoAttestations {
+	if opts.movesAttestations() {
 		if res.Attestations, err = c.pushAttestations(ctx, st, h, a.desc); err != nil {
 			return nil, explain(fmt.Errorf("the pack is at %s, but not all of its attestations: %w", res.Ref, err),
 				"push again to send them, or push with --no-attestations to leave them behind")
@@ -97,51 +88,90 @@ func Push(ctx context.Context, st *store.Store, h store.Hash, ref Ref, opts Opti
 	return res, nil
 }
 
+// pushTop sends the manifest at the top of an artifact (a pack's, a
+// suite's index), once all it names is there: tagged with ref's tag,
+// else by digest; not at all when the tag names it already, or when it
+// is there and there is no tag to set.
+func (c *client) pushTop(ctx context.Context, ref Ref, desc ocispec.Descriptor, raw []byte, tagged, done bool) error {
+	var err error
+	switch {
+	case tagged:
+	case ref.Tag != "":
+		err = c.repo.Manifests().PushReference(ctx, desc, bytes.NewReader(raw), ref.Tag)
+	case !done:
+		err = c.repo.Manifests().Push(ctx, desc, bytes.NewReader(raw))
+	}
+	return c.fail(err)
+}
+
 // present asks the registry whether ref's tag already names the
 // artifact (then there is nothing to send, not even the manifest, which a
 // registry checks blob by blob when it receives one), else whether it has
 // the manifest (then it has every blob: a registry accepts a manifest
 // only when it has them).
-func (c *client) present(ctx context.Context, ref Ref, a *artifact) (tagged, done bool, err error) {
+func (c *client) present(ctx context.Context, ref Ref, desc ocispec.Descriptor) (tagged, done bool, err error) {
 	if ref.Tag != "" {
 		d, err := c.repo.Manifests().Resolve(ctx, ref.Tag)
 		switch {
-		case err == nil && d.Digest == a.desc.Digest:
+		case err == nil && d.Digest == desc.Digest:
 			return true, true, nil
 		case err != nil && !isNotFound(err):
 			return false, false, c.fail(err)
 		}
 	}
-	done, err = c.repo.Manifests().Exists(ctx, a.desc)
+	done, err = c.repo.Manifests().Exists(ctx, desc)
 	return false, done, c.fail(err)
 }
 
 // upload sends the config and every layer the registry lacks, a few at
 // once.
 func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon []byte, res *Pushed) error {
-	blobs := append([]ocispec.Descriptor{a.config}, a.layers...)
+	blobs := []blob{{desc: a.config, data: canon, where: func() string { return "the pack manifest" }}}
+	for _, l := range a.layers {
+		h, _ := hashOf(l.Digest)
+		blobs = append(blobs, blob{desc: l, where: func() string { return a.where[h] }})
+	}
+	return c.sendBlobs(ctx, st, slices.Values(blobs), Progress{Total: len(blobs)}, &res.BlobsUploaded, &res.BytesUploaded, &res.BlobsSkipped)
+}
+
+// blob is one blob to send: data when it is in memory, else the store's
+// object of its digest; where says which part of a pack it is, for
+// errors.
+type blob struct {
+	desc  ocispec.Descriptor
+	data  []byte
+	where func() string
+}
+
+// sendBlobs sends each blob the registry lacks, a few at once (taken
+// from blobs as workers come free, so they need not all be in memory),
+// and counts each as sent (in sent and sentBytes) or found there already
+// (in skipped), and in prog, which it reports (Options.Progress).
+func (c *client) sendBlobs(ctx context.Context, st *store.Store, blobs iter.Seq[blob], prog Progress, sent *int, sentBytes *int64, skipped *int) error {
 	var mu sync.Mutex
-	p := Progress{Total: len(blobs)}
 	report := func(uploaded bool, n int64) {
 		mu.Lock()
 		defer mu.Unlock()
-		p.Done++
+		prog.Done++
 		if uploaded {
-			res.BlobsUploaded++
-			res.BytesUploaded += n
-			p.Bytes += n
+			*sent++
+			*sentBytes += n
+			prog.Bytes += n
 		} else {
-			res.BlobsSkipped++
+			*skipped++
 		}
 		if c.opts.Progress != nil {
-			c.opts.Progress(p)
+			c.opts.Progress(prog)
 		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.opts.concurrency())
-	for i, d := range blobs {
+	for b := range blobs {
+		if gctx.Err() != nil {
+			break // a blob failed: the others are not sent
+		}
 		g.Go(func() error {
-			have, err := c.repo.Blobs().Exists(gctx, d)
+			have, err := c.repo.Blobs().Exists(gctx, b.desc)
 			if err != nil {
 				return c.fail(err)
 			}
@@ -149,15 +179,15 @@ func (c *client) upload(ctx context.Context, st *store.Store, a *artifact, canon
 				report(false, 0)
 				return nil
 			}
-			if i == 0 {
-				err = c.repo.Blobs().Push(gctx, d, bytes.NewReader(canon))
+			if b.data != nil {
+				err = c.repo.Blobs().Push(gctx, b.desc, bytes.NewReader(b.data))
 			} else {
-				err = c.pushObject(gctx, st, d)
+				err = c.pushObject(gctx, st, b.desc)
 			}
 			if err != nil {
-				return c.blobError(a, d, err)
+				return c.blobError(b, err)
 			}
-			report(true, d.Size)
+			report(true, b.desc.Size)
 			return nil
 		})
 	}
@@ -182,19 +212,15 @@ func (c *client) pushObject(ctx context.Context, st *store.Store, d ocispec.Desc
 
 // blobError names the object of a failed upload and the part of the pack
 // it is.
-func (c *client) blobError(a *artifact, d ocispec.Descriptor, err error) error {
-	h, _ := hashOf(d.Digest)
-	where := a.where[h]
-	if where == "" {
-		where = "the pack manifest"
-	}
+func (c *client) blobError(b blob, err error) error {
+	h, _ := hashOf(b.desc.Digest)
 	var corrupt *store.CorruptError
 	var missing *store.NotFoundError
 	switch {
 	case errors.As(err, &corrupt):
-		return fmt.Errorf("%s: %w (run 'ctx fsck'); nothing was tagged or pushed as a manifest", where, corrupt)
+		return fmt.Errorf("%s: %w (run 'ctx fsck'); nothing was tagged or pushed as a manifest", b.where(), corrupt)
 	case errors.As(err, &missing):
-		return fmt.Errorf("%s: %w", where, missing)
+		return fmt.Errorf("%s: %w", b.where(), missing)
 	}
-	return fmt.Errorf("%s %s: %w", where, h, c.fail(err))
+	return fmt.Errorf("%s %s: %w", b.where(), h, c.fail(err))
 }

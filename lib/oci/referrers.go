@@ -14,7 +14,6 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 
-	"github.com/contextsubstrate/ctx/lib/attest"
 	"github.com/contextsubstrate/ctx/lib/store"
 	"github.com/contextsubstrate/ctx/lib/text"
 )
@@ -76,37 +75,51 @@ type referrer struct {
 	envelope ocispec.Descriptor
 }
 
+// Attestations is what moving a pack's attestations needs of lib/attest.
+// lib/oci/ociattest gives it (ctx push and ctx pull set it in Options),
+// so that a program that moves no attestation (ctx suite) does not link
+// the signing code.
+type Attestations struct {
+	// EnvelopeMediaType is the media type of a DSSE envelope, and
+	// MaxEnvelopeSize the largest envelope read.
+	EnvelopeMediaType string
+	MaxEnvelopeSize   int64
+	// List returns the attestations recorded for a pack, sorted.
+	List func(st *store.Store, pack store.Hash) ([]store.Hash, error)
+	// PredicateType is the predicateType of the statement an envelope
+	// carries.
+	PredicateType func(envelope []byte) (string, error)
+	// Attach stores an envelope as an attestation of pack, once it is
+	// found to be a statement about the pack.
+	Attach func(st *store.Store, pack store.Hash, envelope []byte) error
+}
+
 // artifactTypeOf is the artifactType of a referrer carrying an envelope of
 // a statement of predicateType: in-toto's for provenance, the DSSE
 // envelope's media type for any other predicate (ctx attest --attach
 // takes any statement that names the pack).
-func artifactTypeOf(predicateType string) string {
+func (at *Attestations) artifactTypeOf(predicateType string) string {
 	if strings.HasPrefix(predicateType, "https://slsa.dev/provenance/") {
 		return ProvenanceArtifactType
 	}
-	return attest.EnvelopeMediaType
+	return at.EnvelopeMediaType
 }
 
 // isAttestationType says whether a referrer's artifactType is one Pull
 // takes as an attestation.
-func isAttestationType(t string) bool {
-	return t == ProvenanceArtifactType || t == attest.EnvelopeMediaType ||
+func (at *Attestations) isAttestationType(t string) bool {
+	return t == ProvenanceArtifactType || t == at.EnvelopeMediaType ||
 		strings.HasPrefix(t, "application/vnd.in-toto.") && strings.HasSuffix(t, "+dsse")
 }
 
 // newReferrer describes envelope (object h) as a referrer of subject.
-func newReferrer(subject ocispec.Descriptor, h store.Hash, envelope []byte) (*referrer, error) {
-	env, err := attest.ParseEnvelope(envelope)
-	if err != nil {
-		return nil, err
-	}
-	payload, _ := env.DecodeB64Payload() // ParseEnvelope decoded it
-	stmt, err := attest.ParseStatement(payload)
+func (at *Attestations) newReferrer(subject ocispec.Descriptor, h store.Hash, envelope []byte) (*referrer, error) {
+	predicateType, err := at.PredicateType(envelope)
 	if err != nil {
 		return nil, err
 	}
 	r := &referrer{envelope: ocispec.Descriptor{
-		MediaType: attest.EnvelopeMediaType,
+		MediaType: at.EnvelopeMediaType,
 		Digest:    digestOf(h),
 		Size:      int64(len(envelope)),
 		// oras pull writes the envelope to a file of this name, the
@@ -116,11 +129,11 @@ func newReferrer(subject ocispec.Descriptor, h store.Hash, envelope []byte) (*re
 	man := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: artifactTypeOf(stmt.GetPredicateType()),
+		ArtifactType: at.artifactTypeOf(predicateType),
 		Config:       ocispec.DescriptorEmptyJSON,
 		Layers:       []ocispec.Descriptor{r.envelope},
 		Subject:      &ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size},
-		Annotations:  map[string]string{AnnotationPredicateType: stmt.GetPredicateType()},
+		Annotations:  map[string]string{AnnotationPredicateType: predicateType},
 	}
 	if r.raw, err = json.Marshal(man); err != nil {
 		return nil, err
@@ -133,7 +146,7 @@ func newReferrer(subject ocispec.Descriptor, h store.Hash, envelope []byte) (*re
 // subject with the artifactType of an attestation and one layer, a DSSE
 // envelope of a plausible size, which it returns. Nothing of the envelope
 // has been fetched yet.
-func parseReferrer(raw []byte, subject digest.Digest) (ocispec.Descriptor, store.Hash, error) {
+func (at *Attestations) parseReferrer(raw []byte, subject digest.Digest) (ocispec.Descriptor, store.Hash, error) {
 	var man ocispec.Manifest
 	if err := json.Unmarshal(raw, &man); err != nil {
 		return ocispec.Descriptor{}, store.Hash{}, fmt.Errorf("the referrer is not valid JSON: %v", err)
@@ -143,7 +156,7 @@ func parseReferrer(raw []byte, subject digest.Digest) (ocispec.Descriptor, store
 		return ocispec.Descriptor{}, store.Hash{}, fmt.Errorf("the referrer is %s (media type %s), not an OCI image manifest", kindOf(man.MediaType), shown(man.MediaType))
 	case man.Subject == nil || man.Subject.Digest != subject:
 		return ocispec.Descriptor{}, store.Hash{}, fmt.Errorf("the referrer's subject is not %s", subject)
-	case !isAttestationType(man.ArtifactType):
+	case !at.isAttestationType(man.ArtifactType):
 		return ocispec.Descriptor{}, store.Hash{}, fmt.Errorf("the referrer's artifactType %s is not an attestation's", shown(man.ArtifactType))
 	case len(man.Layers) != 1:
 		return ocispec.Descriptor{}, store.Hash{}, fmt.Errorf("the referrer has %d layers, not one envelope", len(man.Layers))
@@ -153,10 +166,10 @@ func parseReferrer(raw []byte, subject digest.Digest) (ocispec.Descriptor, store
 	switch {
 	case err != nil:
 		return l, h, fmt.Errorf("the referrer's layer: %w", err)
-	case l.MediaType != attest.EnvelopeMediaType:
-		return l, h, fmt.Errorf("the referrer's layer has media type %s, not %s", shown(l.MediaType), attest.EnvelopeMediaType)
-	case l.Size <= 0 || l.Size > attest.MaxEnvelopeSize:
-		return l, h, fmt.Errorf("the referrer's envelope claims %d bytes (an envelope has 1 to %d)", l.Size, attest.MaxEnvelopeSize)
+	case l.MediaType != at.EnvelopeMediaType:
+		return l, h, fmt.Errorf("the referrer's layer has media type %s, not %s", shown(l.MediaType), at.EnvelopeMediaType)
+	case l.Size <= 0 || l.Size > at.MaxEnvelopeSize:
+		return l, h, fmt.Errorf("the referrer's envelope claims %d bytes (an envelope has 1 to %d)", l.Size, at.MaxEnvelopeSize)
 	}
 	return l, h, nil
 }
@@ -168,7 +181,8 @@ func parseReferrer(raw []byte, subject digest.Digest) (ocispec.Descriptor, store
 // registry with the referrers API the registry does; on one without, oras
 // adds it to the index under the tag sha256-<hex of the subject>.
 func (c *client) pushAttestations(ctx context.Context, st *store.Store, h store.Hash, subject ocispec.Descriptor) ([]PushedAttestation, error) {
-	atts, err := attest.List(st, h)
+	at := c.opts.Attestations
+	atts, err := at.List(st, h)
 	if err != nil || len(atts) == 0 {
 		return []PushedAttestation{}, err
 	}
@@ -182,7 +196,7 @@ func (c *client) pushAttestations(ctx context.Context, st *store.Store, h store.
 		if err != nil {
 			return nil, fmt.Errorf("attestation %s: %w", att, err)
 		}
-		r, err := newReferrer(subject, att, env)
+		r, err := at.newReferrer(subject, att, env)
 		if err != nil {
 			return nil, fmt.Errorf("attestation %s: %w", att, err)
 		}
@@ -268,7 +282,7 @@ func (e *RefusedError) ErrorHints() []string {
 }
 
 // pullAttestations fetches the referrers of subject that are attestations
-// and stores each envelope with attest.Attach as an attestation of pack h:
+// and stores each envelope with Attestations.Attach as an attestation of pack h:
 // the referrer manifest checked against its digest and its form, the
 // envelope read to exactly its size and checked against its digest
 // (unless the store has it), then checked to be an in-toto statement of
@@ -280,7 +294,7 @@ func (c *client) pullAttestations(ctx context.Context, st *store.Store, h store.
 	var refs []ocispec.Descriptor
 	err := c.repo.Referrers(ctx, subject, "", func(page []ocispec.Descriptor) error {
 		for _, d := range page {
-			if isAttestationType(d.ArtifactType) {
+			if c.opts.Attestations.isAttestationType(d.ArtifactType) {
 				refs = append(refs, d)
 			}
 		}
@@ -332,7 +346,7 @@ func (c *client) pullAttestation(ctx context.Context, st *store.Store, h store.H
 	if got := digest.FromBytes(raw); got != d.Digest {
 		return p, fmt.Errorf("the registry sent a manifest that hashes to %s", got)
 	}
-	l, eh, err := parseReferrer(raw, subject)
+	l, eh, err := c.opts.Attestations.parseReferrer(raw, subject)
 	if err != nil {
 		return p, err
 	}
@@ -347,7 +361,7 @@ func (c *client) pullAttestation(ctx context.Context, st *store.Store, h store.H
 	if err != nil {
 		return p, err
 	}
-	if _, err := attest.Attach(st, h, env); err != nil {
+	if err := c.opts.Attestations.Attach(st, h, env); err != nil {
 		return p, fmt.Errorf("envelope %s: %w", eh, err)
 	}
 	return p, nil

@@ -22,6 +22,21 @@ import (
 const signedLog = `{"created": "2026-02-10T12:00:00Z", "model": {"identifier": "m"}, "prompts": [{"content": "write it"}], "steps": [],
 	"outputs": [{"name": "report.md", "content": "# Report\n"}]}`
 
+// testAttestations is ociattest.Attestations, which these tests cannot
+// import (it imports this package): the same fields of lib/attest.
+func testAttestations() *Attestations {
+	return &Attestations{
+		EnvelopeMediaType: attest.EnvelopeMediaType,
+		MaxEnvelopeSize:   attest.MaxEnvelopeSize,
+		List:              attest.List,
+		PredicateType:     attest.PredicateTypeOf,
+		Attach: func(st *store.Store, pack store.Hash, envelope []byte) error {
+			_, err := attest.Attach(st, pack, envelope)
+			return err
+		},
+	}
+}
+
 // signed packs signedLog into a new store and attests it with n new keys.
 func signed(t testing.TB, n int) (*store.Store, *pack.Manifest, []store.Hash) {
 	t.Helper()
@@ -67,7 +82,7 @@ func newSignedReferrer(t testing.TB) signedReferrer {
 		s.env, err = st.ReadAll(s.att)
 	}
 	if err == nil {
-		s.r, err = newReferrer(s.a.desc, s.att, s.env)
+		s.r, err = testAttestations().newReferrer(s.a.desc, s.att, s.env)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -339,7 +354,7 @@ func copyPack(src, dst *store.Store, h store.Hash, atts []store.Hash) error {
 func TestParseReferrer(t *testing.T) {
 	s := newSignedReferrer(t)
 	a, good := s.a, s.r
-	if l, eh, err := parseReferrer(good.raw, a.desc.Digest); err != nil || eh != s.att || l.Size != int64(len(s.env)) {
+	if l, eh, err := testAttestations().parseReferrer(good.raw, a.desc.Digest); err != nil || eh != s.att || l.Size != int64(len(s.env)) {
 		t.Fatalf("parse of a good referrer: %v, %s, %+v", err, eh, l)
 	}
 	var doc map[string]any
@@ -370,7 +385,7 @@ func TestParseReferrer(t *testing.T) {
 		{"empty", edit(func(m *ocispec.Manifest) { m.Layers[0].Size = 0 }), "claims 0 bytes"},
 		{"huge", edit(func(m *ocispec.Manifest) { m.Layers[0].Size = 1 << 40 }), "claims 1099511627776 bytes"},
 	} {
-		if _, _, err := parseReferrer(c.raw, a.desc.Digest); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, _, err := testAttestations().parseReferrer(c.raw, a.desc.Digest); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
 	}
@@ -384,12 +399,12 @@ func TestArtifactTypeOf(t *testing.T) {
 		{"https://slsa.dev/provenance/v0.2", ProvenanceArtifactType},
 		{"https://in-toto.io/attestation/test-result/v0.1", attest.EnvelopeMediaType},
 	} {
-		if got := artifactTypeOf(c.predicate); got != c.want || !isAttestationType(got) {
+		if got := testAttestations().artifactTypeOf(c.predicate); got != c.want || !testAttestations().isAttestationType(got) {
 			t.Errorf("%s: %s", c.predicate, got)
 		}
 	}
 	for _, other := range []string{"", "application/vnd.dev.sigstore.bundle.v0.3+json", "application/spdx+json", ArtifactType} {
-		if isAttestationType(other) {
+		if testAttestations().isAttestationType(other) {
 			t.Errorf("%q taken for an attestation", other)
 		}
 	}

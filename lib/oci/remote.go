@@ -12,6 +12,9 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/opencontainers/go-digest"
+
+	"github.com/contextsubstrate/ctx/lib/text"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
 	"oras.land/oras-go/v2/registry/remote"
@@ -40,14 +43,29 @@ type Options struct {
 	// UserAgent names the client to the registry.
 	UserAgent string
 	// NoAttestations leaves a pack's attestations behind: Push sends no
-	// referrer, Pull asks for none.
+	// referrer, Pull asks for none. So does Attestations nil.
 	NoAttestations bool
+	// Attestations is how attestations are read and stored
+	// (lib/oci/ociattest); nil moves none.
+	Attestations *Attestations
 }
+
+// movesAttestations says whether a pack's attestations go with it.
+func (o Options) movesAttestations() bool { return !o.NoAttestations && o.Attestations != nil }
 
 // Progress is how far a push or pull has come.
 type Progress struct {
 	Done, Total int   // blobs handled (moved or skipped), of all
 	Bytes       int64 // bytes moved so far
+}
+
+// Show has the progress of a push or a pull shown by show (a terminal's
+// progress line) as "VERB: N of M blobs, SIZE MOVED": "pushing", "sent"
+// or "pulling", "received".
+func (o *Options) Show(show func(format string, args ...any), verb, moved string) {
+	o.Progress = func(p Progress) {
+		show("%s: %d of %d blobs, %s %s", verb, p.Done, p.Total, text.Size(p.Bytes), moved)
+	}
 }
 
 const defaultConcurrency = 8
@@ -101,6 +119,15 @@ func (r Ref) String() string {
 		return s + ":" + r.Tag
 	}
 	return s
+}
+
+// at is where an artifact of digest d pushed to r is: r with its tag, or
+// r's repository at d when r has none.
+func (r Ref) at(d digest.Digest) string {
+	if r.Tag != "" {
+		return r.String()
+	}
+	return Ref{Registry: r.Registry, Repository: r.Repository, Digest: d.String()}.String()
 }
 
 // CheckTag checks a tag for a registry (letters, digits, _ . -; at most

@@ -115,6 +115,12 @@ func (p Published) Report() PublishReport {
 // and the tags. A crash at any point leaves no manifest without its blobs
 // and no ref without its manifest.
 func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, now time.Time) (Published, error) {
+	return publish(st, batch, m, tags, false, now)
+}
+
+// publish is Publish; keepTags refuses to move a tag that names another
+// pack (*TagExistsError, once the pack is stored and indexed).
+func publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, keepTags bool, now time.Time) (Published, error) {
 	var p Published
 	// Held across the commit of the blobs and the manifest's linking, so
 	// ctx gc never sees the blobs without the pack that names them.
@@ -148,7 +154,7 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 		indexed = true
 	}
 	for _, ref := range append([]string{store.LatestRef}, tags...) {
-		moved, err := moveRef(st, ref, h)
+		moved, err := moveRef(st, ref, h, keepTags)
 		if err != nil {
 			return p, err
 		}
@@ -166,7 +172,7 @@ func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, no
 // ctx import and ctx pull call it for the pack they bring in. It reports
 // whether the ref moved. The caller holds store.LockWrites and has indexed h.
 func SetLatest(st *store.Store, h store.Hash, now time.Time) (moved bool, err error) {
-	moved, err = moveRef(st, store.LatestRef, h)
+	moved, err = moveRef(st, store.LatestRef, h, false)
 	if moved && err == nil {
 		err = restamp(st, h, now)
 	}
@@ -189,15 +195,41 @@ func restamp(st *store.Store, h store.Hash, now time.Time) error {
 }
 
 // moveRef makes ref name h, unless it already does: packing again
-// changes nothing.
-func moveRef(st *store.Store, ref string, h store.Hash) (bool, error) {
-	if old, err := st.ReadRef(ref); err == nil && old == h {
-		return false, nil
+// changes nothing. With keep, a tag that names another pack is left as
+// it is (*TagExistsError). What the ref names is read and replaced with
+// no other writer of a ref between (store.UpdateRef).
+func moveRef(st *store.Store, ref string, h store.Hash, keep bool) (moved bool, err error) {
+	err = st.UpdateRef(ref, func(old store.Hash, err error) (store.Hash, error) {
+		switch {
+		case err == nil && old == h:
+			return h, nil
+		case err == nil && keep && ref != store.LatestRef:
+			return old, &TagExistsError{Name: ref, Pack: old, To: &h}
+		}
+		moved = true
+		return h, nil
+	})
+	return moved, err
+}
+
+// TagExistsError says a tag names another pack already and was not
+// moved (ctx tag, ctx pack --tag without -f).
+type TagExistsError struct {
+	Name string
+	Pack store.Hash  // what it names
+	To   *store.Hash // the pack it was to name, when that pack is stored
+}
+
+func (e *TagExistsError) Error() string {
+	return fmt.Sprintf("tag %q already names %s", e.Name, e.Pack)
+}
+
+// ErrorHints says how to move it.
+func (e *TagExistsError) ErrorHints() []string {
+	if e.To == nil {
+		return []string{fmt.Sprintf("use -f to move it ('ctx tag -f %s PACK')", e.Name)}
 	}
-	if err := st.WriteRef(ref, h); err != nil {
-		return false, err
-	}
-	return true, nil
+	return []string{fmt.Sprintf("use -f to move it; pack %s is stored and indexed, and 'ctx tag -f %s %s' moves the tag to it", e.To.URI(), e.Name, e.To.Short())}
 }
 
 // publishManifest commits the batch and stores m's manifest object. A

@@ -17,6 +17,10 @@ type SaveOptions struct {
 	Source string
 	// Tags also name the pack, as refs/tags/NAME.
 	Tags []string
+	// KeepTags leaves a tag that names another pack as it is: the pack is
+	// stored and indexed, and Save fails with a *TagExistsError (ctx pack
+	// --tag without -f, as ctx tag).
+	KeepTags bool
 	// Rehash reads every file given by path, even one the stat cache knows
 	// unchanged.
 	Rehash bool
@@ -59,7 +63,12 @@ func Save(st *store.Store, r io.Reader, opts SaveOptions) (*Result, Published, e
 	// Publish streams the steps into the manifest object; afterwards only
 	// their number and tools are needed (index entry, sidecars).
 	defer res.Manifest.Release()
-	pub, err := Publish(st, batch, res.Manifest, opts.Tags, time.Now())
+	pub, err := publish(st, batch, res.Manifest, opts.Tags, opts.KeepTags, time.Now())
+	if exists := (*TagExistsError)(nil); errors.As(err, &exists) {
+		stop()
+		_ = st.SaveStatCache(cache)
+		return nil, pub, err // stored and indexed: the error's hint says so
+	}
 	if err != nil {
 		batch.Abort()
 		return nil, pub, publishError(st, pub.Hash, err)

@@ -267,7 +267,7 @@ func (s *Saver) commit(batch *store.Batch, runs []waiting, stop func()) ([]Saved
 		indexed = indexed || e.Hash == h
 	}
 	for _, ref := range append([]string{store.LatestRef}, s.opts.Tags...) {
-		moved, err := moveRef(s.st, ref, h)
+		moved, err := moveRef(s.st, ref, h, s.opts.KeepTags)
 		if err != nil {
 			return nil, publishError(s.st, h, err)
 		}

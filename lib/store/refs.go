@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // LatestRef is the ref that names the last pack made.
@@ -85,23 +86,130 @@ func (s *Store) readRefAt(p, label string) (Hash, error) {
 // WriteRef points ref at h atomically (temporary file and rename), so a
 // reader sees the old or the new value and concurrent writers never mix.
 func (s *Store) WriteRef(ref string, h Hash) error {
+	return s.UpdateRef(ref, func(Hash, error) (Hash, error) { return h, nil })
+}
+
+// UpdateRef changes ref ("latest" or a tag) as one step no other writer
+// of a ref of its directory comes between: decide is given what ref
+// names now (or the error reading it gives: ErrNotFound when it names
+// nothing) and returns what it is to name, the zero Hash to delete it,
+// or an error to leave it as it is. So "move the tag only if it names no
+// other pack" holds against a writer at the same time (a compare and
+// swap). See updateRefAt.
+func (s *Store) UpdateRef(ref string, decide func(old Hash, err error) (Hash, error)) error {
 	if ref != LatestRef {
 		if err := CheckTagName(ref); err != nil {
 			return err
 		}
 	}
-	return s.writeRefAt(s.refPath(ref), h)
+	return s.updateRefAt(s.refPath(ref), fmt.Sprintf("ref %q", ref), decide)
 }
 
-// writeRefAt points the ref file p at h.
-func (s *Store) writeRefAt(p string, h Hash) error {
-	if err := s.CheckDir(filepath.Dir(p)); err != nil {
+// updateRefAt runs decide on the ref file p and writes what it returns,
+// holding an exclusive flock(2) of p's directory (refs/, refs/tags/,
+// refs/suites/) from the read to the rename. Every writer of a ref goes
+// through here, so a read-decide-write is never interleaved with another
+// writer's; readers take no lock (each rename is atomic). The lock is
+// the directory's own: no lock file is made, so a writer killed while it
+// holds it leaves nothing behind (the kernel releases it), and nothing
+// new is there for a sweep, ctx fsck or ctx gc to classify. The
+// temporary file of the write is a .tmp-* beside the ref, made under the
+// store's write lock like every other (taken here too, for a caller that
+// holds none: a sweep never takes the file of a write in flight).
+func (s *Store) updateRefAt(p, label string, decide func(old Hash, err error) (Hash, error)) error {
+	dir := filepath.Dir(p)
+	if err := s.CheckDir(dir); err != nil {
 		return err
 	}
-	if err := s.MkdirAll(filepath.Dir(p)); err != nil {
+	unlockWrites, err := s.LockWrites()
+	if err != nil {
 		return err
+	}
+	defer unlockWrites()
+	if err := s.MkdirAll(dir); err != nil {
+		return err
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	old, rerr := s.readRefAt(p, label)
+	h, err := decide(old, rerr)
+	switch {
+	case err != nil:
+		return err
+	case rerr == nil && h == old:
+		return nil // it names h already
+	case h.IsZero():
+		return s.removeRefAt(p, label)
 	}
 	return s.writeFileAtomic(p, []byte(h.Hex()+"\n"), 0o666)
+}
+
+// lockDir holds an exclusive flock(2) of the directory dir until the
+// returned function is called.
+func lockDir(dir string) (unlock func(), err error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock %s: %w", dir, err)
+	}
+	if err := flock(f, syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cannot lock %s: %w", dir, err)
+	}
+	return func() { f.Close() }, nil // closing releases the lock
+}
+
+// removeRefAt removes the ref file p; one that is not there names
+// nothing already.
+func (s *Store) removeRefAt(p, label string) error {
+	fi, err := os.Lstat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return notFoundf("%s not found", label)
+	case err == nil && fi.IsDir():
+		return fmt.Errorf("%s is a directory (%s): run 'ctx fsck'", label, p)
+	}
+	return s.removeFile(filepath.Dir(p), filepath.Base(p))
+}
+
+// ChangedError says a ref was not what the writer saw when it began: a
+// compare and swap found that another process changed it meanwhile.
+// Nothing was written.
+type ChangedError struct {
+	Ref       string // how messages name the ref: `suite "nightly"`
+	Want, Now Hash   // what the writer expected, what it names now; zero: nothing
+}
+
+func (e *ChangedError) Error() string {
+	return fmt.Sprintf("another process changed %s while this one ran: it names %s now, not %s; it was left as it is",
+		e.Ref, refValue(e.Now), refValue(e.Want))
+}
+
+func refValue(h Hash) string {
+	if h.IsZero() {
+		return "nothing"
+	}
+	return h.String()
+}
+
+// Swap is a decide of UpdateRef and UpdateSuiteRef: it makes the ref
+// name h if it names want now (want zero: if it names nothing), else it
+// fails with a *ChangedError naming the ref by label; h zero deletes it.
+func Swap(label string, want, h Hash) func(Hash, error) (Hash, error) {
+	return func(old Hash, err error) (Hash, error) {
+		switch {
+		case errors.Is(err, ErrNotFound):
+			old = Hash{}
+		case err != nil:
+			return Hash{}, err
+		}
+		if old != want {
+			return Hash{}, &ChangedError{Ref: label, Want: want, Now: old}
+		}
+		return h, nil
+	}
 }
 
 // Refs returns every ref by the hash it names: "latest" and the tag names.
@@ -136,7 +244,9 @@ func (s *Store) Refs() (map[Hash][]string, error) {
 // it packs): each goes to a temporary file beside its final name, one
 // sync makes them durable, then each is renamed into place and the
 // folder synced once. A crash part way leaves some tags moved and the
-// others as they were.
+// others as they were. It holds what updateRefAt holds (the store's write
+// lock, then the flock of refs/tags/), so no compare and swap of a tag
+// is interleaved with it.
 func (s *Store) WriteRefs(refs map[string]Hash) error {
 	if len(refs) == 0 {
 		return nil
@@ -150,9 +260,19 @@ func (s *Store) WriteRefs(refs map[string]Hash) error {
 	if err := s.CheckDir(dir); err != nil {
 		return err
 	}
+	unlockWrites, err := s.LockWrites()
+	if err != nil {
+		return err
+	}
+	defer unlockWrites()
 	if err := s.MkdirAll(dir); err != nil {
 		return err
 	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	tmps := make(map[string]string, len(refs))
 	defer func() {
 		for _, t := range tmps {

@@ -56,20 +56,12 @@ func (s *Store) DeleteIndex(h Hash) error {
 // DeleteRef removes the tag ref; a tag that does not exist gives a
 // *NotFoundError-like error matching ErrNotFound.
 func (s *Store) DeleteRef(ref string) error {
-	if ref != LatestRef {
-		if err := CheckTagName(ref); err != nil {
-			return err
+	return s.UpdateRef(ref, func(_ Hash, err error) (Hash, error) {
+		if errors.Is(err, ErrNotFound) {
+			return Hash{}, err
 		}
-	}
-	p := s.refPath(ref)
-	fi, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return notFoundf("ref %q not found", ref)
-	}
-	if err == nil && fi.IsDir() {
-		return fmt.Errorf("ref %q is a directory (%s): run 'ctx fsck'", ref, p)
-	}
-	return s.removeFile(filepath.Dir(p), filepath.Base(p))
+		return Hash{}, nil // a damaged ref can still be deleted
+	})
 }
 
 // Tags returns the names of the tags, in directory order, whatever they

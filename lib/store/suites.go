@@ -30,16 +30,28 @@ func (s *Store) ReadSuiteRef(name string) (Hash, error) {
 	if err := CheckSuiteName(name); err != nil {
 		return Hash{}, err
 	}
-	return s.readRefAt(s.suitePath(name), fmt.Sprintf("suite %q", name))
+	return s.readRefAt(s.suitePath(name), SuiteLabel(name))
 }
 
-// WriteSuiteRef points refs/suites/NAME at h atomically.
+// WriteSuiteRef points refs/suites/NAME at h atomically, whatever it
+// named.
 func (s *Store) WriteSuiteRef(name string, h Hash) error {
+	return s.UpdateSuiteRef(name, func(Hash, error) (Hash, error) { return h, nil })
+}
+
+// UpdateSuiteRef is UpdateRef for refs/suites/NAME: decide sees what it
+// names now and returns what it is to name (the zero Hash deletes it),
+// with no other writer of a suite ref between the two. Swap(SuiteLabel(name),
+// old, h) makes it a compare and swap.
+func (s *Store) UpdateSuiteRef(name string, decide func(old Hash, err error) (Hash, error)) error {
 	if err := CheckSuiteName(name); err != nil {
 		return err
 	}
-	return s.writeRefAt(s.suitePath(name), h)
+	return s.updateRefAt(s.suitePath(name), SuiteLabel(name), decide)
 }
+
+// SuiteLabel is how messages name the suite ref NAME: suite "NAME".
+func SuiteLabel(name string) string { return fmt.Sprintf("suite %q", name) }
 
 // SuiteRefs returns the names of refs/suites/, sorted.
 func (s *Store) SuiteRefs() ([]string, error) {

@@ -48,6 +48,8 @@ type AddOptions struct {
 	Note, Warn func(string)
 	// Interrupt is pack.SaveOptions.Interrupt.
 	Interrupt func(abort func()) (stop func())
+	// Force replaces the suite NAME names already (see Claim).
+	Force bool
 }
 
 // AddReport is what ctx suite add prints: the runs counted by verdict.
@@ -57,6 +59,8 @@ type AddReport struct {
 	Counts
 	Tasks   int `json:"tasks"`
 	Skipped int `json:"skipped"` // files of a directory that are no transcript
+	// Previous is the suite the name named before, replaced with -f.
+	Previous string `json:"previous,omitempty"`
 }
 
 func (o AddOptions) note(s string) {
@@ -111,6 +115,10 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 	}
 	if len(opts.Sources) == 0 && len(opts.Results) == 0 {
 		return nil, rep, errors.New("nothing to add: give a SOURCE or --results FILE")
+	}
+	was, err := Claim(st, name, "ctx suite add", opts.Force)
+	if err != nil {
+		return nil, rep, err
 	}
 	units, skipped, err := plan(st, opts.Sources)
 	if err != nil {
@@ -173,11 +181,14 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 		}
 	}
 	sortRuns(m.Runs)
-	h, err := Store(st, name, m)
+	h, err := Store(st, name, m, was)
 	if err != nil {
 		return nil, rep, err
 	}
 	rep = AddReport{Name: name, Suite: h.URI(), Counts: Judging{}.count(m.Runs), Tasks: countTasks(m.Runs), Skipped: rep.Skipped}
+	if !was.IsZero() && was != h {
+		rep.Previous = was.URI()
+	}
 	return &Named{Name: name, Hash: h, Manifest: m}, rep, nil
 }
 

@@ -52,6 +52,10 @@ never overwritten; a file that differs from the recorded output is warned
 about. From standard input only a file holding the recorded bytes gets one,
 and a converted transcript (ctx convert) none unless --sidecars.
 
+--tag NAME also names the pack refs/tags/NAME; a tag that names another
+pack already is not moved without -f (as ctx tag): the pack is stored
+and indexed all the same, and the command fails naming both.
+
 --sign KEY also signs the pack as 'ctx attest --key KEY' does, and adds the
 attestation to the sidecars written; --json then has "attestation".`,
 		Examples: `ctx pack run.json
@@ -68,6 +72,7 @@ type config struct {
 	strict     bool
 	out        cli.Output
 	tags       cli.Strings
+	force      bool
 	noSidecars bool
 	sidecars   bool
 	rehash     bool
@@ -80,6 +85,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields as errors")
 	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {hash, uri, objects_written, objects_reused, bytes_written}", cli.Human: "print ctx://<hex>"})
 	fs.Var(&c.tags, "tag", "also name the pack refs/tags/`NAME` (repeatable)")
+	fs.BoolVar(&c.force, "f", false, "with --tag, move a tag that names another pack")
 	fs.BoolVar(&c.noSidecars, "no-sidecars", false, "do not write <output>.ctx.json provenance sidecars")
 	fs.BoolVar(&c.sidecars, "sidecars", false, "write sidecars for a converted transcript or a log from standard input too")
 	fs.BoolVar(&c.rehash, "rehash", false, "read and hash every file given by path, even one the stat cache knows unchanged")
@@ -99,10 +105,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	prog := cli.NewProgress(stderr) // on a terminal: how much of the log is read
 	defer prog.Clear()
 	msg := cli.Messenger{Name: name, W: prog}
-	warn := msg.Warn
 	var key crypto.Signer // read first, so a wrong passphrase stores nothing
 	if cfg.sign != "" {
-		if key, err = attest.LoadSigner(cfg.sign, warn); err != nil {
+		if key, err = attest.LoadSigner(cfg.sign, msg.Warn); err != nil {
 			return cli.Errorf(cli.ExitTrouble, "--sign: %v", err)
 		}
 	}
@@ -118,19 +123,17 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err := cli.CheckTags(cfg.tags); err != nil {
 		return err
 	}
-	// Several logs one after another (ctx convert of an OpenHands
-	// output.jsonl, the runs of a suite) are stored as several packs,
-	// each printed once it is durable (pack.SaveLogs).
+	// Several logs in a row are several packs, each printed once durable.
 	sidecars := sidecar.Choice{Asked: cfg.sidecars, Piped: args[0] == "-"}
 	print := func(res *pack.Result, pub pack.Published) error {
 		prog.Clear()
 		res.Artifacts = sidecars.Choose(res.Manifest, res.Artifacts, msg.Note)
 		if !cfg.noSidecars {
-			sidecar.WriteAll(res.Manifest, res.Artifacts, warn)
+			sidecar.WriteAll(res.Manifest, res.Artifacts, msg.Warn)
 		}
 		report := pub.Report()
 		if key != nil {
-			if report.Attestation, err = signed.SignPack(ctx, st, res, key, !cfg.noSidecars, warn); err != nil {
+			if report.Attestation, err = signed.SignPack(ctx, st, res, key, !cfg.noSidecars, msg.Warn); err != nil {
 				return cli.Wrap(cli.ExitTrouble, err)
 			}
 		}
@@ -140,8 +143,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		_, err := fmt.Fprintln(stdout, pub.Hash.URI())
 		return err
 	}
-	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: look.Warn(warn)},
-		Source: in.Name, Tags: cfg.tags, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
+	opts := pack.SaveOptions{Options: pack.Options{Root: root, Strict: cfg.strict, Store: st, Warn: look.Warn(msg.Warn)},
+		Source: in.Name, Tags: cfg.tags, KeepTags: !cfg.force, Rehash: cfg.rehash, Interrupt: cli.OnSignal}
 	err = pack.SaveLogs(st, pack.NewLogs(in), opts, print)
 	return cli.Wrap(cli.ExitTrouble, look.NotALog(err, args[0], in.Name))
 }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/oci"
+	"github.com/contextsubstrate/ctx/lib/oci/ociattest"
 	"github.com/contextsubstrate/ctx/lib/store"
-	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 const name = "ctx-pull"
@@ -100,9 +100,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	prog := cli.NewProgress(stderr)
 	cfg.reg.UserAgent = "ctx/" + cli.Version()
-	cfg.reg.Progress = func(p oci.Progress) {
-		prog.Show("pulling: %d of %d blobs, %s received", p.Done, p.Total, text.Size(p.Bytes))
-	}
+	cfg.reg.Attestations = ociattest.Attestations()
+	cfg.reg.Show(prog.Show, "pulling", "received")
 	msg := cli.Messenger{Name: name, W: stderr}
 	enc := cli.NewNDJSON(stdout)
 	for i, ref := range cfg.refs {

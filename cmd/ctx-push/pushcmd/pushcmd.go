@@ -10,10 +10,10 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/oci"
+	"github.com/contextsubstrate/ctx/lib/oci/ociattest"
 	"github.com/contextsubstrate/ctx/lib/pack"
 	"github.com/contextsubstrate/ctx/lib/secrets"
 	"github.com/contextsubstrate/ctx/lib/store"
-	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 const name = "ctx-push"
@@ -116,9 +116,8 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 	prog := cli.NewProgress(stderr)
 	cfg.reg.UserAgent = "ctx/" + cli.Version()
-	cfg.reg.Progress = func(p oci.Progress) {
-		prog.Show("pushing: %d of %d blobs, %s sent", p.Done, p.Total, text.Size(p.Bytes))
-	}
+	cfg.reg.Attestations = ociattest.Attestations()
+	cfg.reg.Show(prog.Show, "pushing", "sent")
 	enc := cli.NewNDJSON(stdout)
 	for i, h := range packs {
 		res, err := oci.Push(ctx, st, h, cfg.targets[i], cfg.reg)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/execpath"
+	"github.com/contextsubstrate/ctx/lib/text"
 )
 
 const name = "ctx"
@@ -124,12 +125,8 @@ func notFound(verb string, dirs []string, stderr io.Writer) error {
 			candidates = append(candidates, v)
 		}
 	}
-	switch s := suggest(verb, candidates); len(s) {
-	case 0:
-	case 1:
-		msg.Hintf("did you mean '%s'?", s[0])
-	default:
-		msg.Hintf("did you mean '%s' or '%s'?", strings.Join(s[:len(s)-1], "', '"), s[len(s)-1])
+	if hint := text.DidYouMean(verb, candidates); hint != "" {
+		msg.Hintf("%s", hint)
 	}
 	return cli.Exit(cli.ExitTrouble)
 }

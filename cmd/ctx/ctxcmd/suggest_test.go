@@ -5,39 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-func TestDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"pack", "pack", 0},
-		{"", "pack", 4},
-		{"pakc", "pack", 1}, // a swap is one edit
-		{"sho", "show", 1},
-		{"shwo", "show", 1},
-		{"fsk", "fsck", 1},
-		{"replya", "replay", 1},
-		{"rpelay", "replay", 1},
-		{"chekout", "checkout", 1},
-		{"dif", "diff", 1},
-		{"Pack", "pack", 1},
-		{"ca", "abc", 3}, // optimal string alignment, not full Damerau
-		{"kitten", "sitting", 3},
-		{"évite", "evite", 1}, // runes, not bytes
-		{"impot", "export", 3},
-	}
-	for _, tt := range tests {
-		if got := distance(tt.a, tt.b); got != tt.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
-		}
-		if got := distance(tt.b, tt.a); got != tt.want {
-			t.Errorf("distance(%q, %q) = %d, want %d (not symmetric)", tt.b, tt.a, got, tt.want)
-		}
-	}
-}
+	"github.com/contextsubstrate/ctx/lib/text"
+)
 
 func TestSuggest(t *testing.T) {
 	all := []string{"help", "version"}
@@ -71,7 +41,7 @@ func TestSuggest(t *testing.T) {
 		{"", all, ""},
 	}
 	for _, tt := range tests {
-		if got := strings.Join(suggest(tt.name, tt.candidates), ","); got != tt.want {
+		if got := strings.Join(text.Suggest(tt.name, tt.candidates), ","); got != tt.want {
 			t.Errorf("suggest(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -160,13 +130,10 @@ func FuzzVerbName(f *testing.F) {
 			}
 		}
 		candidates := []string{"help", "version", "pack", "show", "init"}
-		for _, s := range suggest(v, candidates) {
+		for _, s := range text.Suggest(v, candidates) {
 			if s == v || !strings.Contains(strings.Join(candidates, "\n")+"\n", s+"\n") {
 				t.Fatalf("suggest(%q) = %q: not a candidate", v, s)
 			}
-		}
-		if d1, d2 := distance(v, "pack"), distance("pack", v); d1 != d2 || d1 < 0 {
-			t.Fatalf("distance(%q, pack) = %d, reverse %d", v, d1, d2)
 		}
 	})
 }

@@ -31,8 +31,11 @@ are not transcripts are skipped and named), a Terminal-Bench run folder
 result.json: a reward of --pass-reward or more passes, an exception is
 errored), an execution log, '-' for a stream of logs on standard input,
 or a pack already stored. Every run is packed as 'ctx pack -' packs a
-stream of logs; refs/suites/NAME names the suite object, replacing what
-it named before. The suite's ctx:// name is printed.
+stream of logs; refs/suites/NAME names the suite object. A NAME that
+names a suite already is refused before anything is packed, unless -f
+(as a tag: -f replaces it and says which suite it replaced; the packs of
+that suite stay, as ctx rm leaves them until gc). The suite's ctx:// name
+is printed; every suite command takes it.
 
 A run's task is its log's (task; else a task_id, task or instance_id of
 its metadata); a run without one takes its file's name when the file
@@ -51,6 +54,7 @@ alone, to compare two leaderboard submissions.
 
 Every source and results file is checked before anything is packed; a
 run that cannot be packed stops the command, and no suite is recorded.`,
+		Exits: []string{"0 the suite was recorded", "2"},
 		Examples: `ctx suite add baseline logs/2026-05-01_popularity.eval
 ctx suite add candidate trajs/ --results results.json
 ctx suite add tb-run runs/2026-05-01__12-00-00
@@ -64,6 +68,7 @@ type config struct {
 	store       string
 	model       string
 	strict      bool
+	force       bool
 	results     cli.Strings
 	maxExpanded string
 	passReward  float64
@@ -75,9 +80,10 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.results, "results", "read outcomes from `FILE` (Terminal-Bench's or SWE-bench's results.json, results_summary.json, report.json, a folder of logs/<id>/report.json; repeatable)")
 	fs.StringVar(&c.model, "model", "", "the model `ID` of transcripts that name none")
 	fs.BoolVar(&c.strict, "strict", false, "treat unknown fields of a log as errors")
+	fs.BoolVar(&c.force, "f", false, "replace the suite NAME names already")
 	fs.StringVar(&c.maxExpanded, "max-expanded", convert.FormatSize(convert.DefaultMaxExpanded), "stop when a gzip transcript or a zip member expands past `SIZE` (64M, 2G)")
 	fs.Float64Var(&c.passReward, "pass-reward", 1, "a Harbor trial passes at a verifier reward of `R` or more")
-	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {name, suite, runs, passed, failed, errored, no_verdict, tasks, skipped}", cli.Human: "print ctx://<hex> of the suite"})
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print {name, suite, runs, passed, failed, errored, no_verdict, tasks, skipped, previous}", cli.Human: "print ctx://<hex> of the suite"})
 }
 
 // Run is ctx suite add, with the arguments after "add".
@@ -100,10 +106,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	msg := cli.Messenger{Name: name, W: stderr}
 	_, rep, err := suite.Add(st, args[0], suite.AddOptions{
 		Sources: args[1:], Results: cfg.results, Stdin: stdin, Model: cfg.model, Strict: cfg.strict,
-		MaxExpanded: maxExpanded, PassReward: cfg.passReward, Note: msg.Note, Warn: msg.Warn, Interrupt: cli.OnSignal,
+		MaxExpanded: maxExpanded, PassReward: cfg.passReward, Note: msg.Note, Warn: msg.Warn, Interrupt: cli.OnSignal, Force: cfg.force,
 	})
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
+	}
+	if rep.Previous != "" {
+		msg.Notef("suite %s replaced %s", rep.Name, rep.Previous)
 	}
 	if !cfg.out.Human() {
 		return cli.WriteJSON(stdout, rep)

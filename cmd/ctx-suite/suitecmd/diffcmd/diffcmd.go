@@ -8,6 +8,7 @@ import (
 
 	"github.com/contextsubstrate/ctx/lib/cli"
 	"github.com/contextsubstrate/ctx/lib/diff"
+	"github.com/contextsubstrate/ctx/lib/oci"
 	"github.com/contextsubstrate/ctx/lib/suite"
 )
 
@@ -19,7 +20,12 @@ func usage() cli.Usage {
 		Synopsis: "ctx suite diff [flags] A B",
 		Summary:  "Compare two suites task by task: outcome changes, step drift, a test of the change.",
 		Args:     cli.ExactArgs(2, "ctx suite diff takes two suite names"),
-		Help: `Pairs the runs of suites A and B by task. With one run of each task a
+		Help: `A and B are suites' names, their ctx:// names, or registry references
+host/repo:tag (or @sha256:HEX) of suites 'ctx suite push' sent: such a
+suite is pulled into the store first (as 'ctx suite pull', named by no
+ref), with the registry flags of 'ctx suite pull'.
+
+Pairs the runs of suites A and B by task. With one run of each task a
 side, each pair is compared by verdict (else by numeric score): regressed,
 improved, same; the summary gives McNemar's exact test over the pairs
 whose verdict changed (mcnemar_p). When a task was run more than once
@@ -47,9 +53,12 @@ Exit status 1 when a task regressed (--fail-on changed: when any task
 regressed, improved or is on one side only; --fail-on never: never), 0
 otherwise (errored tasks included), 2 on error, including two suites
 with no task in common.`,
+		Exits: []string{"0 no task regressed (or what --fail-on names did not happen); errored tasks never count",
+			"1 a task regressed (--fail-on changed: a task changed or is on one side only)", "2"},
 		Examples: `ctx suite diff baseline candidate
 ctx suite diff baseline candidate --human
 ctx suite diff baseline candidate --markdown --junit report.xml >> "$GITHUB_STEP_SUMMARY"
+ctx suite diff ghcr.io/acme/evals:baseline candidate --human
 ctx suite diff --html -o suites.html baseline candidate
 ctx suite diff baseline candidate | jq '.tasks[] | select(.change == "regressed") | .task'`,
 	}
@@ -61,6 +70,7 @@ type config struct {
 	failOn string
 	align  string
 	errors bool
+	reg    oci.Options
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
@@ -75,14 +85,19 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.errors, "errors-as-failures", false, "count runs that errored as failures, as a harness's accuracy does")
 	fs.StringVar(&c.failOn, "fail-on", "regressed", "exit 1 when any task `regressed`, or `changed`, or `never`")
 	fs.StringVar(&c.align, "align", diff.AlignIndex, "how the steps of a pair line up: index or sequence (as ctx diff)")
+	c.reg.RegisterAccessFlags(fs)
 }
 
 func (c *config) Check(args []string) error {
 	switch c.failOn {
 	case "regressed", "changed", "never":
-		return nil
+	default:
+		return cli.Usagef("--fail-on %q: give regressed (the default), changed or never", c.failOn)
 	}
-	return cli.Usagef("--fail-on %q: give regressed (the default), changed or never", c.failOn)
+	if err := c.reg.Login(); err != nil {
+		return cli.Usagef("%v", err)
+	}
+	return nil
 }
 
 // Run is ctx suite diff, with the arguments after "diff".
@@ -92,11 +107,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	a, err := suite.Load(st, args[0])
+	cfg.reg.UserAgent = "ctx/" + cli.Version()
+	open := suite.OpenOptions{Registry: cfg.reg, Note: cli.Messenger{Name: name, W: stderr}.Note, Interrupt: cli.OnSignal}
+	a, err := suite.Open(ctx, st, args[0], open)
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
-	b, err := suite.Load(st, args[1])
+	b, err := suite.Open(ctx, st, args[1], open)
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}

@@ -27,6 +27,7 @@ one row per step of those runs (suite, task, epoch, pack, index, type,
 tool, parameters as JSON text, output_ref, output_size, outcome, timestamp,
 duration_s, tokens), for DuckDB, ClickHouse, Spark or BigQuery. Each file
 is replaced whole or not at all. docs/SUITES.md shows DuckDB queries.`,
+		Exits: []string{"0 the tables were written", "2"},
 		Examples: `ctx suite export --parquet out/ baseline candidate
 duckdb -c "SELECT suite, avg(passed::int) FROM 'out/tasks.parquet' GROUP BY suite"`,
 	}
@@ -60,7 +61,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var suites []*suite.Named
 	for _, n := range args {
-		s, err := suite.Load(st, n)
+		s, err := suite.Resolve(st, n)
 		if err != nil {
 			return cli.Wrap(cli.ExitTrouble, err)
 		}

@@ -30,6 +30,7 @@ fewest runs with a verdict any task has, the unbiased estimator
 task run five times is five entries, epochs 1 to 5; tokens, cost and
 duration appear where the runs record them. --errors-as-failures counts
 errored runs as failed, as a harness's accuracy does.`,
+		Exits: []string{"0 the suite was listed", "2"},
 		Examples: `ctx suite show baseline
 ctx suite show baseline --json | jq '.pass_at_k["1"]'
 ctx suite show baseline --json | jq -r '.tasks[] | select(.passed == false) | .task'`,
@@ -55,7 +56,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return err
 	}
-	s, err := suite.Load(st, args[0])
+	s, err := suite.Resolve(st, args[0])
 	if err != nil {
 		return cli.Wrap(cli.ExitTrouble, err)
 	}

@@ -1,17 +1,32 @@
-package ctxcmd
+package text
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
 )
 
-// suggest returns the candidates close enough to an unknown verb to offer
-// as "did you mean": the one candidate name is a prefix of, else those at
+// DidYouMean is the hint that offers the candidates close to an unknown
+// name (Suggest): "did you mean 'show'?", "did you mean 'a' or 'b'?", or
+// "" when none is close.
+func DidYouMean(name string, candidates []string) string {
+	switch s := Suggest(name, candidates); len(s) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("did you mean '%s'?", s[0])
+	default:
+		return fmt.Sprintf("did you mean '%s' or '%s'?", strings.Join(s[:len(s)-1], "', '"), s[len(s)-1])
+	}
+}
+
+// Suggest returns the candidates close enough to an unknown name (a verb,
+// a subcommand) to offer as "did you mean": the one candidate name is a prefix of, else those at
 // the smallest edit distance within reach (one edit for names of up to four
 // letters, two for longer ones, so 'ctx sho' and 'ctx replya' are caught but
 // 'ctx xy' suggests nothing). The result is sorted.
-func suggest(name string, candidates []string) []string {
+func Suggest(name string, candidates []string) []string {
 	if name == "" {
 		return nil
 	}
