@@ -27,11 +27,7 @@ func corpusDir() string { return filepath.Join("..", "..", "testdata", "corpus")
 // counts to corpusCounts.
 func corpusPending() []string {
 	return []string{
-		"claude-stream-json",
-		"smolagents",
-		"claude-code-subagents",
 		"atif/as-written",
-		"claude-code-jsonl/modelstub-runs",
 		"codex-rollout/modelstub-runs",
 		"gemini-cli/modelstub-runs",
 		"opencode",
@@ -67,6 +63,10 @@ func corpusFiles(t testing.TB) map[string]string {
 		rel, _ := filepath.Rel(corpusDir(), p)
 		if d.IsDir() {
 			if slices.Contains(corpusPending(), filepath.ToSlash(rel)) {
+				return filepath.SkipDir
+			}
+			if d.Name() == "subagents" {
+				// A Claude Code session's sub-agents, read with it.
 				return filepath.SkipDir
 			}
 			return nil
@@ -303,6 +303,52 @@ func corpusCounts() map[string][][3]int {
 		// Anthropic Messages, a SWE-bench span export (the judge is no step).
 		"written__release-notes__messages-request.json": {{4, 2, 1}},
 		"written__sympy-20590__span-export.json":        {{5, 3, 1}},
+
+		// smolagents: a log per question; the calls are SOURCE.txt's per
+		// line, the listed ones and those seen only as errors (c + e).
+		"smolagents-benchmark__gpt-4o__code__math__2025-07-24.jsonl.gz": {
+			{2, 1, 1}, {4, 2, 1}, {2, 1, 1}, {4, 2, 1}, {4, 2, 1}, {4, 2, 1}, {4, 2, 1}, {4, 2, 1}, {2, 1, 1}, {4, 2, 1},
+			{2, 1, 1}, {6, 3, 1}, {6, 3, 1}, {6, 3, 1}, {4, 2, 1}, {6, 3, 1}, {4, 2, 1}, {4, 2, 1}, {4, 2, 1}, {8, 4, 1},
+			{4, 2, 1}, {6, 3, 1}, {4, 2, 1}, {6, 3, 1}, {2, 1, 1}, {6, 3, 1}, {6, 3, 1}, {6, 3, 1}, {4, 2, 1}, {8, 4, 1},
+			{4, 2, 1}, {6, 3, 1}, {4, 2, 1}, {4, 2, 1}, {2, 1, 1}, {6, 3, 1}, {4, 2, 1}, {2, 1, 1}, {2, 1, 1}, {6, 3, 1},
+			{6, 3, 1}, {2, 1, 1}, {4, 2, 1}, {8, 4, 1}, {8, 4, 1}, {10, 5, 1}, {8, 4, 1}, {10, 5, 1}, {10, 5, 1}, {12, 6, 1},
+		},
+		"smolagents-benchmark__gpt-4o__tool-calling__math__2025-07-24.jsonl.gz": {
+			{2, 2, 1}, {3, 3, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {3, 3, 1}, {2, 2, 1}, {3, 3, 1},
+			{2, 2, 1}, {2, 2, 1}, {4, 4, 1}, {2, 2, 1}, {4, 4, 1}, {2, 2, 1}, {3, 3, 1}, {3, 3, 1}, {2, 2, 1}, {3, 3, 1},
+			{3, 3, 1}, {4, 4, 1}, {2, 2, 1}, {2, 2, 1}, {6, 6, 1}, {3, 3, 1}, {7, 7, 1}, {5, 5, 1}, {2, 2, 1}, {2, 2, 1},
+			{3, 3, 1}, {2, 2, 1}, {3, 3, 1}, {3, 3, 1}, {3, 3, 1}, {4, 4, 1}, {2, 2, 1}, {2, 2, 1}, {3, 3, 1}, {3, 3, 1},
+			{2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {4, 4, 1}, {3, 3, 1}, {4, 4, 1}, {5, 5, 1}, {4, 4, 1}, {6, 6, 1},
+		},
+		"smolagents-benchmark__gpt-4o__tool-calling__simpleqa__2025-07-24.jsonl.gz": {
+			{2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {1, 1, 1}, {2, 2, 1}, {2, 2, 1},
+			{2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1},
+			{2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {3, 3, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1},
+			{2, 2, 1}, {4, 4, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {2, 2, 1},
+			{2, 2, 1}, {2, 2, 1}, {2, 2, 1}, {3, 3, 1}, {2, 2, 1}, {2, 2, 1}, {4, 4, 1}, {6, 6, 1}, {2, 2, 1}, {4, 4, 1},
+		},
+		"smolagents-benchmark__gpt-4o__vanilla__math__2025-07-25.jsonl.gz": {
+			{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1},
+			{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1},
+			{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1},
+			{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1},
+			{1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1}, {1, 0, 1},
+		},
+
+		// The headless stream: a log per run (two runs, the second cut off;
+		// the runner's text lines are no run); no prompt (it went in on
+		// stdin); a sub-agent's calls after its Task call (20 of 27).
+		"derived__gymnastics-graphics__obs-08.1-template-apply__lines-1-147.jsonl.gz": {{82, 53, 0}, {7, 4, 0}},
+		"derived__gymnastics-graphics__obs-11-advanced-features__lines-1-56.jsonl.gz": {{29, 27, 0}},
+		"gymnastics-graphics__graphics-registry__claude-output.jsonl.gz":              {{9, 5, 0}, {22, 13, 0}},
+		"claude-code-2.1.328__task-subagent.stream.jsonl":                             {{10, 6, 0}},
+
+		// Claude Code sessions with their sub-agents' calls after the call
+		// that started each (spotter: 242 + 12, the modelstub run 4 + 2),
+		// and a compaction each (spotter, entire-a6).
+		"ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl.gz": {{426, 254, 2}},
+		"entire-a6_e4c2a0fbd1_0.jsonl.gz":               {{36, 10, 2}},
+		"e6aab877-4103-471e-ac8a-9b0b75066ef0.jsonl":    {{12, 6, 1}},
 
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
