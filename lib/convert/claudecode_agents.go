@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -111,7 +113,11 @@ func newCCAgents(opts Options) *ccAgents {
 		}
 		fi, err := os.Stat(p)
 		if err != nil {
-			a.err = &InputError{Msg: "the sub-agents' transcripts: " + err.Error()}
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			a.err = &InputError{Msg: fmt.Sprintf("the sub-agents' transcripts %s: %v", p, err)}
 			continue
 		}
 		if fi.IsDir() {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,5 +241,71 @@ func TestClaudeCodeRefusals(t *testing.T) {
 	}
 	if p := ofEvent(evs, "prompt"); len(p) != 1 || p[0]["content"] != "build it" {
 		t.Errorf("prompts %v, want only what the user typed", p)
+	}
+}
+
+// TestSubagentFiles holds what SubagentFiles lists for a session: the
+// subagents/ folder of 2.1 and later, and the older agent-ID.jsonl files
+// beside the session that name it (not those of another session).
+func TestSubagentFiles(t *testing.T) {
+	dir := filepath.Join(corpusDir(), "claude-code-subagents", "spotter")
+	got, err := SubagentFiles(filepath.Join(dir, "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "ae4a77f8-aedd-4bc1-888f-c94edc91af04", "subagents")
+	want := []string{filepath.Join(sub, "agent-aac57f5.jsonl"), filepath.Join(sub, "agent-acompact-946d2b.jsonl")}
+	if !slices.Equal(got, want) {
+		t.Errorf("spotter: %v, want %v", got, want)
+	}
+	old := t.TempDir()
+	session := filepath.Join(old, "s-1.jsonl")
+	for name, sid := range map[string]string{"s-1.jsonl": "s-1", "agent-a1.jsonl": "s-1", "agent-b2.jsonl": "s-2"} {
+		line := `{"type":"user","sessionId":"` + sid + `","isSidechain":true,"message":{"role":"user","content":"Warmup"}}` + "\n"
+		if err := os.WriteFile(filepath.Join(old, name), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = SubagentFiles(session)
+	if err != nil || !slices.Equal(got, []string{filepath.Join(old, "agent-a1.jsonl")}) {
+		t.Errorf("older layout: %v (%v), want agent-a1.jsonl alone", got, err)
+	}
+	if got, err := SubagentFiles(filepath.Join(old, "none.jsonl")); err != nil || got != nil {
+		t.Errorf("a session with no sub-agents: %v, %v", got, err)
+	}
+}
+
+// TestSubagentsGiven reads a session from a stream with its sub-agent's
+// transcript given (Options.Subagents, a file or its folder): the same
+// log as the session read from its file, which finds it beside it.
+func TestSubagentsGiven(t *testing.T) {
+	dir := filepath.Join(corpusDir(), "claude-code-jsonl", "modelstub-runs")
+	path := filepath.Join(dir, "e6aab877-4103-471e-ac8a-9b0b75066ef0.jsonl")
+	_, want, _, err := convertFile(t, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(dir, "e6aab877-4103-471e-ac8a-9b0b75066ef0", "subagents", "agent-afcd148203892e95a.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, given := range [][]string{{agent}, {filepath.Dir(agent)}} {
+		var out bytes.Buffer
+		var warns []string
+		if _, err := Convert(bytes.NewReader(data), nil, &out, Options{Subagents: given, Warn: func(s string) { warns = append(warns, s) }}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) || len(warns) > 0 {
+			t.Errorf("given %v: another log (warnings %v)", given, warns)
+		}
+	}
+	var out bytes.Buffer
+	var warns []string
+	if _, err := Convert(bytes.NewReader(data), nil, &out, Options{Warn: func(s string) { warns = append(warns, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "afcd148203892e95a of steps[1]") {
+		t.Errorf("none given: warnings %q, want the sub-agent not found", warns)
 	}
 }

@@ -96,6 +96,7 @@ type claudeStream struct {
 	runs int
 
 	began  bool      // the run has had a record
+	inited bool      // the run began with a system init (a headless run, which ends with its result)
 	result bool      // the run has had its result
 	turns  bool      // the run event is written with a result
 	text   []stepRec // text lines waiting for the record after them
@@ -150,7 +151,7 @@ func (s *claudeStream) begin() {
 	s.runs++
 	s.c = newClaudeCode(s.w, "claude-stream")
 	s.c.stream = true
-	s.began, s.result, s.turns = false, false, false
+	s.began, s.inited, s.result, s.turns = false, false, false, false
 }
 
 // end closes the run being read.
@@ -162,7 +163,7 @@ func (s *claudeStream) end() error {
 	if err := c.q.close(); err != nil {
 		return err
 	}
-	if s.began && !s.result {
+	if s.inited && !s.result {
 		s.w.warnf("run %d (session %v) has no result record: the stream ends before the run did", s.runs, c.run.Metadata["session_id"])
 	}
 	c.noteTicks()
@@ -238,6 +239,7 @@ func (s *claudeStream) line(raw []byte, lineNo int) error {
 	switch typ {
 	case "system":
 		if obj["subtype"] == "init" {
+			s.inited = true
 			return s.init(obj)
 		}
 	case "result":
