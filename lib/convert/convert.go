@@ -124,7 +124,7 @@ func Formats() []Format {
 			companions: []companion{{what: "the tasks of a NeMo Gym dataset (each line a request, no rollout)", give: "the rollouts ng_collect_rollouts wrote from it (one rollout per line, with its response and reward)", detectLine: isNemoGymTasks}}},
 		{Name: "smolagents", Summary: "smolagents benchmark output (JSONL, a question per line; one log each)", stream: convertSmolagentsRecords, doc: convertSmolagentsDoc, detect: isSmolagents, detectLine: isSmolagentsLine, priority: 6, records: "smolagents benchmark output"},
 		{Name: "aider", Summary: "Aider chat history (.aider.chat.history.md; one log per session)", stream: convertAider, detectLine: isAiderLine, detectHead: isAiderHead, priority: 7},
-		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
+		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench; read leniently)", doc: convertATIF, detect: isATIF, multi: true},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
 		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
 		{Name: "responses", Summary: "OpenAI Responses API items (input/output arrays, a response)", doc: convertResponses, detect: isResponses},

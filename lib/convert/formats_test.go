@@ -399,9 +399,6 @@ func TestFormatsMalformedNamesWhere(t *testing.T) {
 		{"gemini jsonl", "gemini-cli", `{"sessionId":"s","projectHash":"h"}` + "\n" + `{"id":"m","type":"gemini","toolCalls":[{"name":1}]}` + "\n", "line 2: .toolCalls[0].name: must be a string"},
 		{"gemini json", "gemini-cli", "{\n\"sessionId\":\"s\",\"projectHash\":\"h\",\"messages\":[{\"id\":\"m\"}]}", "line 2: .messages[0].type: missing"},
 		{"mini-swe-agent role", "mini-swe-agent", `{"trajectory_format":"mini-swe-agent-1","messages":[{"content":"x"}]}`, ".messages[0].role: missing"},
-		{"atif source", "atif", `{"schema_version":"ATIF-v1.5","agent":{},"steps":[{"step_id":1,"source":"bot","message":""}]}`, ".steps[0].source: must be system, user or agent"},
-		{"atif content object", "atif", `{"schema_version":"ATIF-v1.4","agent":{},"steps":[{"step_id":1,"source":"system","message":"m","observation":{"results":[{"content":{"command":"ls"}}]}}]}`, ".steps[0].observation.results[0].content: must be a string or an array of content parts"},
-		{"atif arguments", "atif", `{"schema_version":"ATIF-v1.5","agent":{},"steps":[{"step_id":1,"source":"agent","message":"","tool_calls":[{"tool_call_id":"c","function_name":"f","arguments":"x"}]}]}`, ".steps[0].tool_calls[0].arguments: must be an object"},
 		{"cline content", "cline", `[{"role":"user","content":5}]`, "[0].content: must be an array"},
 	}
 	for _, c := range cases {
