@@ -29,7 +29,6 @@ func corpusPending() []string {
 	return []string{
 		"codex-rollout/modelstub-runs",
 		"gemini-cli/modelstub-runs",
-		"opencode",
 	}
 }
 
@@ -363,6 +362,11 @@ func corpusCounts() map[string][][3]int {
 		"nemo-relay__examples-trajectory__4a0444b3.json":                                {{6, 2, 1}},
 		"written__v1.7__subagent-trajectories.json":                                     {{9, 3, 1}},
 		"written__v1.8__results-null.json":                                              {{4, 1, 1}},
+
+		// OpenCode 1.18.33 against the stand-in: its export and the rows of
+		// its tables, the same session (read, write, bash).
+		"opencode-1.18.33__export-ses_ddde85b21ffewbp4yZUt1CK8eF.json":   {{6, 3, 1}},
+		"opencode-1.18.33__db-rows-ses_ddde85b21ffewbp4yZUt1CK8eF.jsonl": {{6, 3, 1}},
 
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},

@@ -329,3 +329,14 @@ func FuzzPyLiteral(f *testing.F) {
 		}
 	})
 }
+
+func FuzzOpenCode(f *testing.F) {
+	fuzzSeeds(f, "opencode", 16<<10,
+		`{"info":{"id":"ses_1","directory":"/w","version":"1.18.33","time":{"created":1795868304607}},"messages":[
+{"info":{"id":"m1","role":"user","time":{"created":1}},"parts":[{"type":"text","text":"go"},{"type":"file","url":"file:///w/a"},{"type":"text","text":"attached","synthetic":true}]},
+{"info":{"id":"m2","role":"assistant","modelID":"m","providerID":"p","time":{"created":2}},"parts":[{"type":"step-start"},{"type":"reasoning","text":"hm"},{"type":"tool","tool":"edit","callID":"c1","state":{"status":"completed","input":{"filePath":"/w/a","oldString":"x","newString":"y"},"output":"ok","metadata":{"filediff":{"file":"/w/a","before":"x","after":"y"}},"time":{"start":3,"end":4}}},{"type":"tool","tool":"bash","callID":"c2","state":{"status":"error","input":{"command":"rm"},"error":"The user rejected permission to use this specific tool call"}},{"type":"tool","tool":"read","callID":"c3","state":{"status":"running","input":{}}},{"type":"patch","hash":"h","files":["/w/a"]},{"type":"step-finish","tokens":{"input":9,"output":1,"cache":{"read":2,"write":0}},"cost":0.1}]}]}`,
+		`{"tbl":"session","id":"ses_1","directory":"/w","time_created":1}`+"\n"+
+			`{"tbl":"message","id":"m1","session_id":"ses_1","time_created":2,"data":"{\"role\":\"user\"}"}`+"\n"+
+			`{"tbl":"part","id":"p1","message_id":"m1","session_id":"ses_1","data":"{\"type\":\"text\",\"text\":\"hi\"}"}`+"\n")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "opencode", data) })
+}
