@@ -19,17 +19,12 @@ import (
 func corpusDir() string { return filepath.Join("..", "..", "testdata", "corpus") }
 
 // corpusPending lists the corpus folders whose format no reader reads
-// yet (issue 39: the headless Claude stream, smolagents, sub-agents and
-// compactions, ATIF as people write it, OpenCode sessions, today's Codex
-// and Gemini CLI files), public ones and those the real agents made
+// yet (none today), public ones or those the real agents made
 // (internal/agenttest, TestRemakeCorpus). corpusFiles leaves them out;
 // whoever writes a folder's reader removes its line and adds its files'
 // counts to corpusCounts.
 func corpusPending() []string {
-	return []string{
-		"codex-rollout/modelstub-runs",
-		"gemini-cli/modelstub-runs",
-	}
+	return nil
 }
 
 // corpusFormat is the format of a corpus folder, told by its name: the
@@ -367,6 +362,12 @@ func corpusCounts() map[string][][3]int {
 		// its tables, the same session (read, write, bash).
 		"opencode-1.18.33__export-ses_ddde85b21ffewbp4yZUt1CK8eF.json":   {{6, 3, 1}},
 		"opencode-1.18.33__db-rows-ses_ddde85b21ffewbp4yZUt1CK8eF.jsonl": {{6, 3, 1}},
+
+		// Codex 0.169 and Gemini CLI 0.61 against the stand-in: read, write,
+		// shell; the harness's new records (world_state, $set, the setup
+		// context, results sent back) no steps, no prompts.
+		"codex-0.169.0__rollout-2026-11-28T12-17-46-01a22217-10c2-7c91-aaf1-4dd0fbb90fcb.jsonl": {{8, 3, 1}},
+		"gemini-cli-0.61.0__session-2026-11-28T12-17-43abe552.jsonl":                            {{7, 3, 1}},
 
 		// The Inspect same-sample pair (SOURCE.txt): one model call each, no tools.
 		"log_read_sample.json": {{1, 0, 1}},
