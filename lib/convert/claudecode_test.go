@@ -309,3 +309,54 @@ func TestSubagentsGiven(t *testing.T) {
 		t.Errorf("none given: warnings %q, want the sub-agent not found", warns)
 	}
 }
+
+// TestSubagentsBesideOlderSession reads a session of the older layout:
+// the Task call's sub-agent in agent-ID.jsonl beside the session, read
+// after the call; the warm-up side-chain beside it ("Warmup", no call
+// names it) is no work and is not read.
+func TestSubagentsBesideOlderSession(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"s-1.jsonl": `{"type":"user","sessionId":"s-1","cwd":"/w","uuid":"u1","message":{"role":"user","content":"look at a"}}
+{"type":"assistant","sessionId":"s-1","uuid":"u2","message":{"id":"m1","model":"opus","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"description":"d","prompt":"read a","subagent_type":"Explore"}}]}}
+{"type":"user","sessionId":"s-1","uuid":"u3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a says hi"}]},"toolUseResult":{"status":"completed","agentId":"b2","totalToolUseCount":1}}
+{"type":"assistant","sessionId":"s-1","uuid":"u4","message":{"id":"m2","model":"opus","content":[{"type":"text","text":"It says hi."}]}}
+`,
+		"agent-b2.jsonl": `{"type":"user","sessionId":"s-1","isSidechain":true,"agentId":"b2","uuid":"v1","message":{"role":"user","content":"read a"}}
+{"type":"assistant","sessionId":"s-1","isSidechain":true,"agentId":"b2","uuid":"v2","message":{"id":"n1","model":"haiku","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/w/a"}}]}}
+{"type":"user","sessionId":"s-1","isSidechain":true,"agentId":"b2","uuid":"v3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"hi"}]}}
+`,
+		"agent-a1.jsonl": `{"type":"user","sessionId":"s-1","isSidechain":true,"agentId":"a1","uuid":"w1","message":{"role":"user","content":"Warmup"}}
+{"type":"assistant","sessionId":"s-1","isSidechain":true,"agentId":"a1","uuid":"w2","message":{"id":"o1","model":"haiku","content":[{"type":"tool_use","id":"t3","name":"Glob","input":{"pattern":"*"}}]}}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, log, warns, err := convertFile(t, filepath.Join(dir, "s-1.jsonl"), Options{})
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("%v %q", err, warns)
+	}
+	m := checkPacks(t, "older", log)
+	var got []string
+	for _, s := range m.Steps {
+		var md struct {
+			Subagent struct {
+				AgentID string `json:"agent_id"`
+				Type    string `json:"type"`
+			} `json:"subagent"`
+		}
+		_ = json.Unmarshal(s.Metadata, &md)
+		got = append(got, s.Tool+"/"+md.Subagent.AgentID+"/"+md.Subagent.Type)
+	}
+	want := []string{"Task//", "Read/b2/Explore", "opus//"}
+	if !slices.Equal(got, want) || len(m.Prompts) != 1 {
+		t.Errorf("steps %q and %d prompts, want %q and 1", got, len(m.Prompts), want)
+	}
+	files2, _ := SubagentFiles(filepath.Join(dir, "s-1.jsonl"))
+	if len(files2) != 2 {
+		t.Errorf("SubagentFiles lists %v, want both side-chains", files2)
+	}
+}
