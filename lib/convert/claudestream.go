@@ -127,7 +127,9 @@ func convertClaudeStream(r *bufio.Reader, w *writer) error {
 			break
 		}
 	}
-	s.keepText()
+	if err := s.keepText(); err != nil {
+		return err
+	}
 	if err := s.end(); err != nil {
 		return err
 	}
@@ -172,11 +174,15 @@ func (s *claudeStream) end() error {
 
 // keepText gives the text lines read to the run as records of the
 // harness.
-func (s *claudeStream) keepText() {
-	for _, t := range s.text {
-		s.c.q.add(t) //nolint:errcheck // a bookkeeping record writes nothing
-	}
+func (s *claudeStream) keepText() error {
+	text := s.text
 	s.text = nil
+	for _, t := range text {
+		if _, err := s.c.q.add(t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *claudeStream) line(raw []byte, lineNo int) error {
@@ -203,7 +209,9 @@ func (s *claudeStream) line(raw []byte, lineNo int) error {
 		s.begin()
 	}
 	s.began = true
-	s.keepText()
+	if err := s.keepText(); err != nil {
+		return err
+	}
 	c := s.c
 	c.mark = nil
 	if p, ok := obj["parent_tool_use_id"].(string); ok && p != "" {

@@ -105,14 +105,14 @@ func openCodeRows(rows []any) (map[string]any, error) {
 		text, _ := r["data"].(string)
 		d, err := decodeObject(text)
 		if err != nil {
-			return nil, &InputError{Path: "[" + itoa(i) + "].data", Msg: "must be the JSON text of an object: " + err.Error()}
+			return nil, &InputError{Path: "[" + strconv.Itoa(i) + "].data", Msg: "must be the JSON text of an object: " + err.Error()}
 		}
 		return d, nil
 	}
 	for i, x := range rows {
 		r, ok := x.(map[string]any)
 		if !ok {
-			return nil, &InputError{Path: "[" + itoa(i) + "]", Msg: "must be a row (an object), not " + kindOf(x)}
+			return nil, &InputError{Path: "[" + strconv.Itoa(i) + "]", Msg: "must be a row (an object), not " + kindOf(x)}
 		}
 		switch r["tbl"] {
 		case "session":
@@ -158,7 +158,7 @@ func openCodeRows(rows []any) (map[string]any, error) {
 			}
 			m.parts = append(m.parts, d)
 		default:
-			return nil, &InputError{Path: "[" + itoa(i) + "].tbl", Msg: "must be session, message or part"}
+			return nil, &InputError{Path: "[" + strconv.Itoa(i) + "].tbl", Msg: "must be session, message or part"}
 		}
 	}
 	sort.SliceStable(order, func(i, j int) bool {
@@ -218,7 +218,6 @@ func jsonFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
 
 type openCode struct {
 	w   *writer

@@ -57,6 +57,7 @@ ctx convert --from openai --model gpt-4o chat.json | ctx pack --tag baseline -
 ctx convert run.traj > run.ndjson && ctx pack run.ndjson
 ctx convert --sample 3 logs/2025-05-12_task.eval | ctx pack -
 ctx convert output.jsonl | ctx pack -        # one pack per OpenHands record
+ctx convert --subagents S/subagents - < S.jsonl   # a Claude Code session and its sub-agents, from stdin
 ctx convert trace.json | jq -c 'select(.event == "step") | {type, tool}'
 ctx convert --to atif latest > trajectory.json`,
 	}
