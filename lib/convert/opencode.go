@@ -218,7 +218,6 @@ func jsonFloat(v any) (float64, bool) {
 	return 0, false
 }
 
-
 type openCode struct {
 	w   *writer
 	q   *steps
