@@ -24,6 +24,12 @@ type tally struct {
 
 	wroteCalls   int // tool_call steps written
 	wroteResults int // of them, those with a result or an outcome; orphan results
+	repeats      int // call-like records a reader found to repeat a call it wrote
+
+	// said are warnings counted over the logs of a conversion and given
+	// once at its end (a file of a hundred runs says "44 calls..." once).
+	said      map[string]int
+	saidOrder []string
 }
 
 func newTally() *tally { return &tally{callIDs: map[string]bool{}, resultIDs: map[string]bool{}} }
@@ -105,6 +111,19 @@ func (t *tally) record(m map[string]any) {
 	case "tool", "function":
 		// tau2 records name the call by "id".
 		t.result(firstString(m, "tool_call_id", "id"))
+	case "tool-call", "tool-response":
+		t.smolagents(m)
+	}
+	if m["type"] == "tool" {
+		// An OpenCode tool part: the call, and its result once the state
+		// holds one.
+		if id, ok := m["callID"].(string); ok {
+			t.call(id)
+			st, _ := m["state"].(map[string]any)
+			if _, out := st["output"]; out || st["error"] != nil {
+				t.result(id)
+			}
+		}
 	}
 	switch m["kind"] {
 	case "ActionEvent":
@@ -114,6 +133,28 @@ func (t *tally) record(m map[string]any) {
 	}
 	if id, ok := m["source_call_id"].(string); ok {
 		t.result(id)
+	}
+}
+
+// smolagents writes its calls only as text: a tool-call message's
+// Python literal list, and the errors of calls it could not list
+// ("Error executing tool 'NAME' with arguments ...", a code agent's
+// reply with no code), each a call seen only as its error.
+func (t *tally) smolagents(m map[string]any) {
+	text, _, _ := textOf(root(m["content"], 0))
+	if m["role"] == "tool-call" {
+		list, ok := smolCalls(text)
+		if !ok && strings.HasPrefix(strings.TrimSpace(text), "Calling tools:") {
+			t.call("")
+		}
+		for _, e := range list {
+			em, _ := e.(map[string]any)
+			t.call(firstString(em, "id"))
+		}
+		return
+	}
+	if _, _, _, ok := smolError(text); ok {
+		t.call("")
 	}
 }
 
@@ -143,6 +184,22 @@ func firstString(m map[string]any, keys ...string) string {
 		}
 	}
 	return ""
+}
+
+// sayCounted counts n of a warning said once, with the total, when the
+// conversion ends: "N msg".
+func (w *writer) sayCounted(n int, msg string) {
+	t := w.tally
+	if n <= 0 {
+		return
+	}
+	if t.said == nil {
+		t.said = map[string]int{}
+	}
+	if _, ok := t.said[msg]; !ok {
+		t.saidOrder = append(t.saidOrder, msg)
+	}
+	t.said[msg] += n
 }
 
 // wrote counts a step as it is written.
@@ -189,14 +246,18 @@ func (e *LossError) Error() string {
 // calls were found and none written, a warning when some were not.
 func (w *writer) account(format string, others []string) error {
 	t := w.tally
+	for _, msg := range t.saidOrder {
+		w.warnf("%d %s", t.said[msg], msg)
+	}
+	t.said, t.saidOrder = nil, nil
 	if t.off {
 		return nil
 	}
 	if t.calls > 0 && t.wroteCalls == 0 {
 		return &LossError{Format: format, Calls: t.calls, Results: t.results, Others: others}
 	}
-	if t.wroteCalls < t.calls {
-		w.warnf("the input holds %d call-like record(s) and %d tool call(s) were written: %d not mapped by the %s reader", t.calls, t.wroteCalls, t.calls-t.wroteCalls, format)
+	if t.wroteCalls+t.repeats < t.calls {
+		w.warnf("the input holds %d call-like record(s) and %d tool call(s) were written: %d not mapped by the %s reader", t.calls, t.wroteCalls, t.calls-t.wroteCalls-t.repeats, format)
 	}
 	if t.wroteResults < t.results {
 		w.warnf("the input holds %d result-like record(s) and %d were written with their call or as orphans: %d not mapped by the %s reader", t.results, t.wroteResults, t.results-t.wroteResults, format)

@@ -317,6 +317,11 @@ func (a *atifWriter) step(s pack.Step) error {
 		}
 		out, binary = &text, !ok
 	}
+	if _, sub := meta["atif_subagent"]; sub && a.orig != nil {
+		// A step of an embedded sub-agent's trajectory, which the
+		// trajectory kept in the run's metadata gives back whole.
+		return nil
+	}
 	key := ""
 	if id, ok := meta["atif_step_id"]; ok && a.orig != nil {
 		key = "atif:" + stringOf(id)

@@ -67,6 +67,25 @@ type claudeCode struct {
 	sawCwd bool
 	cwd    string
 
+	// The sub-agents: agents finds and reads their transcripts (nil in
+	// the headless stream, which holds their records itself); mark is the
+	// sub-agent the line being read belongs to (nil for the session's own
+	// lines); depth counts the sub-agents above this reader.
+	agents *ccAgents
+	mark   map[string]any
+	depth  int
+	// stream: the headless stream (claudestream.go), whose run event
+	// waits for its result record.
+	stream bool
+	// compact is a compaction's boundary, held for the summary that
+	// follows it.
+	compact *stepRec
+	// The stream's sub-agents' prompts (their calls' parameters), until
+	// the sub-agent repeats each.
+	streamPrompts map[string]string
+	streamSeen    map[string]bool
+	streamModels  map[string]string // the model of each sub-agent, by its call
+
 	// Progress records are dropped: ticks counts them by kind, and
 	// skipped maps the uuid of each (the most recent maxSkipped) to its
 	// nearest ancestor that is no progress record, so the lines that
@@ -97,9 +116,18 @@ type ccItem struct {
 	started bool   // progress shows the call running
 }
 
-func convertClaudeCode(r *bufio.Reader, w *writer) error {
+func newClaudeCode(w *writer, format string) *claudeCode {
 	c := &claudeCode{w: w, q: newSteps(w), ticks: map[string]int{}, skipped: map[string]string{}}
-	c.run.Metadata = map[string]any{"source_format": "claude-code"}
+	c.run.Metadata = map[string]any{"source_format": format}
+	return c
+}
+
+func convertClaudeCode(r *bufio.Reader, w *writer) error {
+	c := newClaudeCode(w, "claude-code")
+	c.agents = newCCAgents(w.opts)
+	if c.agents.err != nil {
+		return c.agents.err
+	}
 	for lineNo := 1; ; lineNo++ {
 		line, err := pack.ReadLine(r, nil)
 		if err != nil && err != io.EOF {
@@ -119,14 +147,24 @@ func convertClaudeCode(r *bufio.Reader, w *writer) error {
 			break
 		}
 	}
-	if err := c.endTurn(); err != nil {
+	if err := c.end(); err != nil {
 		return err
 	}
 	if err := c.q.close(); err != nil {
 		return err
 	}
 	c.noteTicks()
+	c.agents.note(w)
 	return w.close(c.run)
+}
+
+// end writes what is held at the end of a transcript: the last
+// assistant message, a compaction's boundary.
+func (c *claudeCode) end() error {
+	if err := c.endTurn(); err != nil {
+		return err
+	}
+	return c.flushCompact()
 }
 
 func (c *claudeCode) line(raw []byte, lineNo int) error {
@@ -140,9 +178,20 @@ func (c *claudeCode) line(raw []byte, lineNo int) error {
 	if !ok {
 		return &InputError{Line: lineNo, Msg: "must be a JSON object, not " + kindOf(v)}
 	}
+	return c.record(n, obj)
+}
+
+// record reads one record of the session (or of a sub-agent's
+// transcript, or of the headless stream, in the session's spelling).
+func (c *claudeCode) record(n node, obj map[string]any) error {
 	typ, err := n.key("type").optStr()
 	if err != nil {
 		return err
+	}
+	if c.compact != nil && !(typ == "user" && n.key("isCompactSummary").bool()) {
+		if err := c.flushCompact(); err != nil {
+			return err
+		}
 	}
 	if typ == "progress" {
 		// A tick of a running tool, hook or subagent: not a step, and
@@ -229,6 +278,7 @@ func (c *claudeCode) lineMeta(obj map[string]any) map[string]any {
 	m = setIf(m, "sidechain", obj["isSidechain"])
 	m = c.sessionMeta(obj, m)
 	m = setIf(m, "extra", rest(obj, ccEnvelope()...))
+	m = setIf(m, "subagent", cloneMeta(c.mark))
 	return m
 }
 
@@ -260,11 +310,19 @@ func (c *claudeCode) assistant(n node, obj map[string]any, ts string) error {
 	t := c.turn
 	// "<synthetic>" marks messages Claude Code made up itself (API errors,
 	// interruptions); it is no model.
-	if model != "" && model != "<synthetic>" && !c.w.ran {
-		c.run.Model = model
-		if err := c.w.run(c.run); err != nil {
-			return err
+	if model != "" && model != "<synthetic>" && !c.w.ran && c.mark == nil {
+		if c.run.Model == "" || !c.stream {
+			c.run.Model = model
 		}
+		if !c.stream {
+			// The headless stream writes its run event at its result.
+			if err := c.w.run(c.run); err != nil {
+				return err
+			}
+		}
+	}
+	if model != "" && model != "<synthetic>" && c.mark != nil {
+		c.mark["model"] = model
 	}
 	if u := msg.key("usage").v; u != nil {
 		t.meta = setIf(t.meta, "usage", u)
@@ -414,15 +472,19 @@ func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
 	}
 	content := msg.key("content")
 	lm := c.lineMeta(obj)
-	if n.key("isMeta").bool() || n.key("isCompactSummary").bool() {
+	if n.key("isCompactSummary").bool() {
+		// The summary that continues a compacted session: the harness's,
+		// written with its boundary as one compaction.
+		text, has, parts := textOf(content)
+		return c.summary(text, has, ts, setIf(lm, "parts", parts))
+	}
+	if n.key("isMeta").bool() {
 		// Text the harness injected (hook feedback, command output,
-		// caveats, the summary that continues a compacted session): not
-		// the user's words, so not a prompt; it stays in the order it
-		// happened as an event.
+		// caveats): not the user's words, so not a prompt; it stays in
+		// the order it happened as an event.
 		text, has, parts := textOf(content)
 		// What the model read (hook feedback, a command's expanded
-		// prompt, the summary that continues a compacted session) stays a
-		// step; the caveat before local commands' output, which tells the
+		// prompt) stays a step; the caveat before local commands' output, which tells the
 		// model to ignore them, is the harness's bookkeeping.
 		book := strings.HasPrefix(strings.TrimSpace(text), "<local-command-caveat>")
 		s := stepRec{Type: "event", Tool: "meta", Timestamp: ts, Meta: setIf(lm, "parts", parts), Bookkeeping: book}
@@ -435,6 +497,9 @@ func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
 	if s, ok := content.str(); ok {
 		if kind := ccHarness(s); kind != "" {
 			return c.harness(kind, s, ts, lm)
+		}
+		if c.mark != nil {
+			return c.agentText(s, ts, lm)
 		}
 		return c.q.prompt("user", s, c.promptMeta(lm, ts, s))
 	}
@@ -477,6 +542,9 @@ func (c *claudeCode) user(n node, obj map[string]any, ts string) error {
 	}
 	if len(texts) > 0 || len(other) > 0 {
 		text := strings.Join(texts, "\n")
+		if c.mark != nil {
+			return c.agentText(text, ts, setIf(lm, "parts", other))
+		}
 		meta := c.promptMeta(lm, ts, text)
 		meta = setIf(meta, "parts", other)
 		return c.q.prompt("user", text, meta)
@@ -535,13 +603,20 @@ func (c *claudeCode) toolResult(b node, m, obj map[string]any, ts string, first 
 			meta = setIf(meta, "tool_use_result", c.useResult(tur, text, call, r.IsError || r.Outcome != ""))
 		}
 	}
+	tm, _ := tur.(map[string]any)
 	if call != nil && !r.IsError && r.Outcome == "" && has {
-		tm, _ := tur.(map[string]any)
 		call.step.Normalized = ccNormalized(call.step.Tool, call.step.Params, text, tm, c.w.wd)
 	}
 	r.Meta = meta
-	_, err = c.q.result(id, r)
-	return err
+	idx, err := c.q.result(id, r)
+	if err != nil {
+		return err
+	}
+	if agent, _ := tm["agentId"].(string); agent != "" && call != nil {
+		// The call started a sub-agent: its work follows the call.
+		return c.subagent(agent, id, idx, call.step.Params)
+	}
+	return nil
 }
 
 // useResult records the file effects shown by a toolUseResult and returns
@@ -666,7 +741,11 @@ func applyEdits(orig string, m map[string]any) (string, bool) {
 // after which the model saw a summary instead of the conversation.
 func ccBookkeeping(typ string, obj map[string]any) bool {
 	switch typ {
-	case "file-history-snapshot", "queue-operation", "summary":
+	case "file-history-snapshot", "queue-operation", "summary",
+		// 2.1.3xx: the context each request was given (environment, date,
+		// listings of tools and skills, the system prompt's snapshot), the
+		// requests' shapes, the tools used, the last prompt, the costs.
+		"attachment", "api-request", "api-request-shape", "api-request-blob", "tools-used", "last-prompt", "cost-state", "atis-latch":
 		return true
 	case "system":
 		return obj["subtype"] != "compact_boundary"
@@ -682,6 +761,10 @@ func (c *claudeCode) other(typ string, obj map[string]any, ts string) error {
 	}
 	meta := rest(obj, "type", "timestamp", "sessionId", "version", "cwd", "gitBranch", "userType", "slug")
 	meta = c.sessionMeta(obj, meta)
+	meta = setIf(meta, "subagent", cloneMeta(c.mark))
+	if typ == "system" && obj["subtype"] == "compact_boundary" {
+		return c.boundary(obj, meta, ts)
+	}
 	s := stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: meta, Bookkeeping: ccBookkeeping(typ, obj)}
 	for _, k := range []string{"content", "summary"} {
 		if t, ok := obj[k].(string); ok {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -240,5 +241,122 @@ func TestClaudeCodeRefusals(t *testing.T) {
 	}
 	if p := ofEvent(evs, "prompt"); len(p) != 1 || p[0]["content"] != "build it" {
 		t.Errorf("prompts %v, want only what the user typed", p)
+	}
+}
+
+// TestSubagentFiles holds what SubagentFiles lists for a session: the
+// subagents/ folder of 2.1 and later, and the older agent-ID.jsonl files
+// beside the session that name it (not those of another session).
+func TestSubagentFiles(t *testing.T) {
+	dir := filepath.Join(corpusDir(), "claude-code-subagents", "spotter")
+	got, err := SubagentFiles(filepath.Join(dir, "ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(dir, "ae4a77f8-aedd-4bc1-888f-c94edc91af04", "subagents")
+	want := []string{filepath.Join(sub, "agent-aac57f5.jsonl"), filepath.Join(sub, "agent-acompact-946d2b.jsonl")}
+	if !slices.Equal(got, want) {
+		t.Errorf("spotter: %v, want %v", got, want)
+	}
+	old := t.TempDir()
+	session := filepath.Join(old, "s-1.jsonl")
+	for name, sid := range map[string]string{"s-1.jsonl": "s-1", "agent-a1.jsonl": "s-1", "agent-b2.jsonl": "s-2"} {
+		line := `{"type":"user","sessionId":"` + sid + `","isSidechain":true,"message":{"role":"user","content":"Warmup"}}` + "\n"
+		if err := os.WriteFile(filepath.Join(old, name), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err = SubagentFiles(session)
+	if err != nil || !slices.Equal(got, []string{filepath.Join(old, "agent-a1.jsonl")}) {
+		t.Errorf("older layout: %v (%v), want agent-a1.jsonl alone", got, err)
+	}
+	if got, err := SubagentFiles(filepath.Join(old, "none.jsonl")); err != nil || got != nil {
+		t.Errorf("a session with no sub-agents: %v, %v", got, err)
+	}
+}
+
+// TestSubagentsGiven reads a session from a stream with its sub-agent's
+// transcript given (Options.Subagents, a file or its folder): the same
+// log as the session read from its file, which finds it beside it.
+func TestSubagentsGiven(t *testing.T) {
+	dir := filepath.Join(corpusDir(), "claude-code-jsonl", "modelstub-runs")
+	path := filepath.Join(dir, "e6aab877-4103-471e-ac8a-9b0b75066ef0.jsonl")
+	_, want, _, err := convertFile(t, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := filepath.Join(dir, "e6aab877-4103-471e-ac8a-9b0b75066ef0", "subagents", "agent-afcd148203892e95a.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, given := range [][]string{{agent}, {filepath.Dir(agent)}} {
+		var out bytes.Buffer
+		var warns []string
+		if _, err := Convert(bytes.NewReader(data), nil, &out, Options{Subagents: given, Warn: func(s string) { warns = append(warns, s) }}); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out.Bytes(), want) || len(warns) > 0 {
+			t.Errorf("given %v: another log (warnings %v)", given, warns)
+		}
+	}
+	var out bytes.Buffer
+	var warns []string
+	if _, err := Convert(bytes.NewReader(data), nil, &out, Options{Warn: func(s string) { warns = append(warns, s) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], "afcd148203892e95a of steps[1]") {
+		t.Errorf("none given: warnings %q, want the sub-agent not found", warns)
+	}
+}
+
+// TestSubagentsBesideOlderSession reads a session of the older layout:
+// the Task call's sub-agent in agent-ID.jsonl beside the session, read
+// after the call; the warm-up side-chain beside it ("Warmup", no call
+// names it) is no work and is not read.
+func TestSubagentsBesideOlderSession(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"s-1.jsonl": `{"type":"user","sessionId":"s-1","cwd":"/w","uuid":"u1","message":{"role":"user","content":"look at a"}}
+{"type":"assistant","sessionId":"s-1","uuid":"u2","message":{"id":"m1","model":"opus","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"description":"d","prompt":"read a","subagent_type":"Explore"}}]}}
+{"type":"user","sessionId":"s-1","uuid":"u3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a says hi"}]},"toolUseResult":{"status":"completed","agentId":"b2","totalToolUseCount":1}}
+{"type":"assistant","sessionId":"s-1","uuid":"u4","message":{"id":"m2","model":"opus","content":[{"type":"text","text":"It says hi."}]}}
+`,
+		"agent-b2.jsonl": `{"type":"user","sessionId":"s-1","isSidechain":true,"agentId":"b2","uuid":"v1","message":{"role":"user","content":"read a"}}
+{"type":"assistant","sessionId":"s-1","isSidechain":true,"agentId":"b2","uuid":"v2","message":{"id":"n1","model":"haiku","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/w/a"}}]}}
+{"type":"user","sessionId":"s-1","isSidechain":true,"agentId":"b2","uuid":"v3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"hi"}]}}
+`,
+		"agent-a1.jsonl": `{"type":"user","sessionId":"s-1","isSidechain":true,"agentId":"a1","uuid":"w1","message":{"role":"user","content":"Warmup"}}
+{"type":"assistant","sessionId":"s-1","isSidechain":true,"agentId":"a1","uuid":"w2","message":{"id":"o1","model":"haiku","content":[{"type":"tool_use","id":"t3","name":"Glob","input":{"pattern":"*"}}]}}
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, log, warns, err := convertFile(t, filepath.Join(dir, "s-1.jsonl"), Options{})
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("%v %q", err, warns)
+	}
+	m := checkPacks(t, "older", log)
+	var got []string
+	for _, s := range m.Steps {
+		var md struct {
+			Subagent struct {
+				AgentID string `json:"agent_id"`
+				Type    string `json:"type"`
+			} `json:"subagent"`
+		}
+		_ = json.Unmarshal(s.Metadata, &md)
+		got = append(got, s.Tool+"/"+md.Subagent.AgentID+"/"+md.Subagent.Type)
+	}
+	want := []string{"Task//", "Read/b2/Explore", "opus//"}
+	if !slices.Equal(got, want) || len(m.Prompts) != 1 {
+		t.Errorf("steps %q and %d prompts, want %q and 1", got, len(m.Prompts), want)
+	}
+	files2, _ := SubagentFiles(filepath.Join(dir, "s-1.jsonl"))
+	if len(files2) != 2 {
+		t.Errorf("SubagentFiles lists %v, want both side-chains", files2)
 	}
 }

@@ -27,7 +27,7 @@ func isCodexLine(line []byte) bool {
 		return false
 	}
 	switch *head.Type {
-	case "session_meta", "turn_context", "response_item", "event_msg", "compacted":
+	case "session_meta", "turn_context", "response_item", "event_msg", "compacted", "world_state", "token_usage_record":
 		return true
 	}
 	return false
@@ -130,6 +130,22 @@ func (c *codex) line(n node, _ map[string]any) error {
 		return c.items.item(p, -1, ts)
 	case "event_msg":
 		return c.event(p, pm, ptype, ts)
+	case "token_usage_record":
+		// 0.16x: a model request's usage, by its response id, before the
+		// token_count that repeats it.
+		u, _ := pm["usage"].(map[string]any)
+		if u == nil {
+			return nil
+		}
+		if total, ok := pm["thread_token_usage"]; ok {
+			c.lastTotal, _ = jsonText(total)
+		}
+		return c.items.endRequest(usageOf(u, nil))
+	case "world_state":
+		// 0.16x: the state the harness gives the model (instructions,
+		// skills, environments): its bookkeeping.
+		_, err := c.q.add(stepRec{Type: "event", Tool: typ, Timestamp: ts, Meta: setIf(nil, "payload", pm), Bookkeeping: true})
+		return err
 	case "compacted":
 		if err := c.items.endRequest(nil); err != nil {
 			return err
@@ -269,6 +285,11 @@ func (c *codex) event(p node, pm map[string]any, ptype, ts string) error {
 	}
 	if codexRepeat(ptype) {
 		return nil
+	}
+	if ptype == "thread_settings_applied" {
+		// 0.16x: the settings a turn runs with, the harness's.
+		_, err := c.q.add(stepRec{Type: "event", Tool: ptype, Timestamp: ts, Meta: setIf(nil, "payload", rest(pm, "type")), Bookkeeping: true})
+		return err
 	}
 	// Everything else the interface showed (errors, warnings, an aborted
 	// turn, approval requests, a turn's diff) is an event of its own.

@@ -42,6 +42,14 @@ type Options struct {
 	// MaxExpanded caps the bytes a gzip input, or one member of a zip,
 	// may expand to (0: DefaultMaxExpanded).
 	MaxExpanded int64
+	// Subagents are the transcripts of a Claude Code session's
+	// sub-agents (agent-ID.jsonl files, or folders holding them), for a
+	// session read from standard input; a session read from a file finds
+	// them beside it (SubagentFiles) when none are given.
+	Subagents []string
+
+	// path is the file the transcript is read from, "" for a stream.
+	path string
 }
 
 // Format describes one transcript format ctx convert reads. Everything
@@ -103,6 +111,7 @@ func (e *CompanionError) Error() string {
 // Formats returns every format, in the order auto-detection tries them.
 func Formats() []Format {
 	return []Format{
+		{Name: "claude-stream", Summary: "Claude Code headless stream (claude -p --output-format stream-json), Claude Agent SDK messages (JSONL; a log per run)", stream: convertClaudeStream, detectLine: isClaudeStreamLine, detectHead: isClaudeStreamHead, priority: 1},
 		{Name: "claude-code", Summary: "Claude Code session transcript (JSONL)", stream: convertClaudeCode, detectLine: isClaudeCodeLine, priority: 1,
 			companions: []companion{{what: "Claude Code's history.jsonl (the prompts typed in every project)", give: "a session transcript, ~/.claude/projects/PROJECT/SESSION.jsonl", detectLine: isClaudeHistory}}},
 		{Name: "pi", Summary: "pi coding agent session (JSONL)", stream: convertPi, detectLine: isPiLine, priority: 2},
@@ -113,8 +122,9 @@ func Formats() []Format {
 		{Name: "gemini-history", Summary: "Gemini CLI history as Gemini API Content objects (/chat save checkpoint-*.json)", doc: convertGeminiHistory, detect: isGeminiHistory},
 		{Name: "nemo-gym", Summary: "NVIDIA NeMo Gym rollouts (JSONL, a Responses API rollout per line; one log each)", stream: convertNemoGymRollouts, doc: convertNemoGymDoc, detect: isNemoGym, detectLine: isNemoGymLine, priority: 6, records: "NeMo Gym rollouts",
 			companions: []companion{{what: "the tasks of a NeMo Gym dataset (each line a request, no rollout)", give: "the rollouts ng_collect_rollouts wrote from it (one rollout per line, with its response and reward)", detectLine: isNemoGymTasks}}},
+		{Name: "smolagents", Summary: "smolagents benchmark output (JSONL, a question per line; one log each)", stream: convertSmolagentsRecords, doc: convertSmolagentsDoc, detect: isSmolagents, detectLine: isSmolagentsLine, priority: 6, records: "smolagents benchmark output"},
 		{Name: "aider", Summary: "Aider chat history (.aider.chat.history.md; one log per session)", stream: convertAider, detectLine: isAiderLine, detectHead: isAiderHead, priority: 7},
-		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench)", doc: convertATIF, detect: isATIF},
+		{Name: "atif", Summary: "Agent Trajectory Interchange Format (Harbor, Terminal-Bench; read leniently)", doc: convertATIF, detect: isATIF, multi: true},
 		{Name: "mini-swe-agent", Summary: "mini-SWE-agent trajectory (.traj.json)", doc: convertMiniSWE, detect: isMiniSWE},
 		{Name: "openai-agents", Summary: "OpenAI Agents SDK exported traces and spans (trace.span)", doc: convertAgents, detect: isAgents, multi: true},
 		{Name: "responses", Summary: "OpenAI Responses API items (input/output arrays, a response)", doc: convertResponses, detect: isResponses},
@@ -129,6 +139,7 @@ func Formats() []Format {
 		{Name: "swe-spans", Summary: "SWE-bench span export ({instance_id, session_id, trajectory: llm_call/tool_call/judge_call})", doc: convertSpanTrajectory, detect: isSpanTrajectory},
 		{Name: "swe-agent", Summary: "SWE-agent trajectory (.traj)", doc: convertSWEAgent, detect: isSWEAgent},
 		{Name: "otel", Summary: "OpenTelemetry spans with gen_ai.* attributes (OTLP JSON or SDK span list)", doc: convertOTel, detect: isOTel, multi: true},
+		{Name: "opencode", Summary: "OpenCode session (opencode export SESSION; or the rows of opencode.db's session, message and part tables)", doc: convertOpenCode, detect: isOpenCode, multi: true},
 		{Name: "openhands-v1", Summary: "OpenHands V1 (software-agent-sdk) events: a list, {items}, or the event files concatenated", doc: convertOpenHandsV1, detect: isOpenHandsV1, multi: true,
 			companions: []companion{{what: "the state of an OpenHands V1 conversation (base_state.json)", give: "it with its events: cat conversations/ID/base_state.json conversations/ID/events/*.json | ctx convert -", detect: isOHV1StateDoc}}},
 		{Name: "openhands", Summary: "OpenHands event stream (actions and observations)", stream: convertOpenHandsRecords, doc: convertOpenHands, detect: isOpenHands, detectLine: isOpenHandsRecordLine, priority: 3, records: "OpenHands output.jsonl"},
@@ -259,6 +270,9 @@ func (d *document) first() node { return root(d.values[0], 0) }
 // ends with an "error" event, which ctx pack refuses, so a broken
 // transcript never becomes a pack by way of a pipe.
 func Convert(in io.Reader, file *os.File, out io.Writer, opts Options) (string, error) {
+	if file != nil {
+		opts.path = file.Name()
+	}
 	w := newWriter(out, opts)
 	format, err := convertTo(in, file, w, opts)
 	if err != nil && !w.failed {

@@ -163,13 +163,13 @@ func TestFormatsMapStepsAndPrompts(t *testing.T) {
 {"timestamp":"2026-01-01T00:00:06Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}}
 {"timestamp":"2026-01-01T00:00:06Z","type":"event_msg","payload":{"type":"agent_message","message":"done"}}
 {"timestamp":"2026-01-01T00:00:07Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":30},"last_token_usage":{"input_tokens":20}}}}
-{"timestamp":"2026-01-01T00:00:08Z","type":"world_state","payload":{"x":1}}`,
+{"timestamp":"2026-01-01T00:00:08Z","type":"mood_ring","payload":{"x":1}}`,
 			want: []string{
 				`event meta {} <environment_context>x</environment_context>`,
 				`model_call m1 {"thinking":true} think usage=10`,
 				`tool_call shell {"command":["cat","a.txt"]} {"output":"A\n","metadata":{"exit_code":0,"duration_seconds":0.1}}`,
 				`model_call m1 {} done usage=20`,
-				`event world_state {} `,
+				`event mood_ring {} `,
 			},
 			prompts: []string{"do it"},
 		},
@@ -399,9 +399,6 @@ func TestFormatsMalformedNamesWhere(t *testing.T) {
 		{"gemini jsonl", "gemini-cli", `{"sessionId":"s","projectHash":"h"}` + "\n" + `{"id":"m","type":"gemini","toolCalls":[{"name":1}]}` + "\n", "line 2: .toolCalls[0].name: must be a string"},
 		{"gemini json", "gemini-cli", "{\n\"sessionId\":\"s\",\"projectHash\":\"h\",\"messages\":[{\"id\":\"m\"}]}", "line 2: .messages[0].type: missing"},
 		{"mini-swe-agent role", "mini-swe-agent", `{"trajectory_format":"mini-swe-agent-1","messages":[{"content":"x"}]}`, ".messages[0].role: missing"},
-		{"atif source", "atif", `{"schema_version":"ATIF-v1.5","agent":{},"steps":[{"step_id":1,"source":"bot","message":""}]}`, ".steps[0].source: must be system, user or agent"},
-		{"atif content object", "atif", `{"schema_version":"ATIF-v1.4","agent":{},"steps":[{"step_id":1,"source":"system","message":"m","observation":{"results":[{"content":{"command":"ls"}}]}}]}`, ".steps[0].observation.results[0].content: must be a string or an array of content parts"},
-		{"atif arguments", "atif", `{"schema_version":"ATIF-v1.5","agent":{},"steps":[{"step_id":1,"source":"agent","message":"","tool_calls":[{"tool_call_id":"c","function_name":"f","arguments":"x"}]}]}`, ".steps[0].tool_calls[0].arguments: must be an object"},
 		{"cline content", "cline", `[{"role":"user","content":5}]`, "[0].content: must be an array"},
 	}
 	for _, c := range cases {
@@ -413,7 +410,7 @@ func TestFormatsMalformedNamesWhere(t *testing.T) {
 // steps, counted in a warning, never an error.
 func TestFormatsUnknownKept(t *testing.T) {
 	cases := []struct{ from, in, warn string }{
-		{"codex", `{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}` + "\n" + `{"timestamp":"t","type":"world_state","payload":{}}` + "\n" + `{"timestamp":"t","type":"response_item","payload":{"type":"hologram"}}` + "\n", "world_state (1)"},
+		{"codex", `{"timestamp":"t","type":"session_meta","payload":{"id":"s"}}` + "\n" + `{"timestamp":"t","type":"mood_ring","payload":{}}` + "\n" + `{"timestamp":"t","type":"response_item","payload":{"type":"hologram"}}` + "\n", "mood_ring (1)"},
 		{"responses", `[{"type":"message","role":"user","content":"q"},{"type":"hologram","id":"h"}]`, "hologram (1)"},
 		{"gemini-cli", `{"sessionId":"s","projectHash":"h"}` + "\n" + `{"what":"ever"}` + "\n", "1 record(s) of no known kind"},
 	}

@@ -267,3 +267,76 @@ func FuzzSpanTrajectory(f *testing.F) {
 	f.Add([]byte(`{"instance_id":"x","session_id":"s","trajectory":[]}`))
 	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "swe-spans", data) })
 }
+
+func FuzzClaudeStream(f *testing.F) {
+	fuzzSeeds(f, "claude-stream", 24<<10,
+		// Text a runner tee'd, two runs, a sub-agent's records, a
+		// compaction, a result, a bare message, a record cut off.
+		`=== Iteration 1 ===
+{"type":"system","subtype":"init","session_id":"s1","model":"m","cwd":"/w","claude_code_version":"2.0.57","tools":["Task"]}
+{"type":"assistant","message":{"id":"a1","model":"m","content":[{"type":"tool_use","id":"t1","name":"Task","input":{"prompt":"look","subagent_type":"Explore"}}]},"parent_tool_use_id":null,"session_id":"s1"}
+{"type":"user","message":{"role":"user","content":[{"type":"text","text":"look"}]},"parent_tool_use_id":"t1","session_id":"s1"}
+{"type":"assistant","message":{"id":"a2","model":"h","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/w/a"}}]},"parent_tool_use_id":"t1","session_id":"s1"}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"x"}]},"parent_tool_use_id":"t1","session_id":"s1"}
+{"type":"system","subtype":"compact_boundary","session_id":"s1","compact_metadata":{"trigger":"auto","pre_tokens":9}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"done"}]},"parent_tool_use_id":null,"session_id":"s1","tool_use_result":{"agentId":"ag","status":"completed"}}
+{"type":"result","subtype":"error_max_turns","is_error":true,"session_id":"s1","num_turns":3}
+{"type":"system","subtype":"init","session_id":"s2","model":"m","cwd":"/w"}
+{"role":"assistant","type":"message","id":"a3","model":"m","content":[{"type":"tool_use","id":"t3","name":"Bash","input":{"command":"ls"}}]}
+{"type":"assistant","message":{"id":"a4","content":[{"type":"te
+`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "claude-stream", data) })
+}
+
+func FuzzSmolagents(f *testing.F) {
+	fuzzSeeds(f, "smolagents", 0,
+		`{"model_id":"m","agent_action_type":"tool-calling","question":"q","original_question":"q","source":"MATH","true_answer":"1","start_time":1753384542.5,"intermediate_steps":[{"role":"system","content":[{"type":"text","text":"s"}]},{"role":"user","content":[{"type":"text","text":"New task:\nq"}]},{"role":"assistant","content":[{"type":"text","text":"Tool call c1: calling 'f' with arguments: {'a': 1}"}]},{"role":"tool-call","content":[{"type":"text","text":"Calling tools:\n[{'id': 'c1', 'type': 'function', 'function': {'name': 'f', 'arguments': {'a': 1}}}, {'id': 'c2', 'type': 'function', 'function': {'name': 'g', 'arguments': 'print(\"x\")'}}]"}]},{"role":"tool-response","content":[{"type":"text","text":"Observation:\nboth"}]},{"role":"tool-response","content":[{"type":"text","text":"Call id: c2\nError:\nboom"}]},{"role":"tool-response","content":[{"type":"text","text":"Error:\nError executing tool 'f' with arguments {'a': [1, (2, 3)], 'b': None}: ValueError"}]},{"role":"assistant","content":[{"type":"text","text":"no code"}]},{"role":"tool-response","content":[{"type":"text","text":"Error:\nError in code parsing:\nx"}]}]}`+"\n"+
+			`{"model_id":"m","agent_action_type":"vanilla","question":"q2","source":"MATH","intermediate_steps":"42"}`)
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "smolagents", data) })
+}
+
+// FuzzPyLiteral feeds the reader of Python literals, which takes its
+// text from the model: whatever the input it must not panic, must take
+// no more than it was given, and what it reads must be JSON; and any JSON
+// value written as Python's repr() writes it reads back as it was.
+func FuzzPyLiteral(f *testing.F) {
+	for _, s := range []string{
+		`[{'id': 'call_1', 'type': 'function', 'function': {'name': 'python_interpreter', 'arguments': 'print("hi")\n'}}]`,
+		`{'a': (1, 2.5, -3e-05, .5, 1_000), 'b': b'\x00\xff', "c": None, 4: True, 'd': 'it\'s \u00e9 \U0001F600 \101'}`,
+		`[inf, -inf, nan, [], {}, ()]`, `{'a' 1}`, `{1, 2}`, `'unterminated`, `[[[[[[[[[[`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := string(data)
+		v, n, err := pyLiteral(s)
+		if n < 0 || n > len(s) {
+			t.Fatalf("took %d of %d bytes", n, len(s))
+		}
+		if err == nil {
+			if _, jerr := jsonText(v); jerr != nil {
+				t.Fatalf("%q read as %#v, not JSON: %v", s, v, jerr)
+			}
+		}
+		// The round trip, from a JSON value.
+		var jv any
+		if jsonDecode(data, &jv) != nil {
+			return
+		}
+		back, m, err := pyLiteral(pyRepr(jv))
+		if err != nil || m != len(pyRepr(jv)) || !jsonEqual(normalizeJSON(jv), normalizeJSON(back)) {
+			t.Fatalf("%s as %s reads back as %#v (%d bytes, %v)", data, pyRepr(jv), back, m, err)
+		}
+	})
+}
+
+func FuzzOpenCode(f *testing.F) {
+	fuzzSeeds(f, "opencode", 16<<10,
+		`{"info":{"id":"ses_1","directory":"/w","version":"1.18.33","time":{"created":1795868304607}},"messages":[
+{"info":{"id":"m1","role":"user","time":{"created":1}},"parts":[{"type":"text","text":"go"},{"type":"file","url":"file:///w/a"},{"type":"text","text":"attached","synthetic":true}]},
+{"info":{"id":"m2","role":"assistant","modelID":"m","providerID":"p","time":{"created":2}},"parts":[{"type":"step-start"},{"type":"reasoning","text":"hm"},{"type":"tool","tool":"edit","callID":"c1","state":{"status":"completed","input":{"filePath":"/w/a","oldString":"x","newString":"y"},"output":"ok","metadata":{"filediff":{"file":"/w/a","before":"x","after":"y"}},"time":{"start":3,"end":4}}},{"type":"tool","tool":"bash","callID":"c2","state":{"status":"error","input":{"command":"rm"},"error":"The user rejected permission to use this specific tool call"}},{"type":"tool","tool":"read","callID":"c3","state":{"status":"running","input":{}}},{"type":"patch","hash":"h","files":["/w/a"]},{"type":"step-finish","tokens":{"input":9,"output":1,"cache":{"read":2,"write":0}},"cost":0.1}]}]}`,
+		`{"tbl":"session","id":"ses_1","directory":"/w","time_created":1}`+"\n"+
+			`{"tbl":"message","id":"m1","session_id":"ses_1","time_created":2,"data":"{\"role\":\"user\"}"}`+"\n"+
+			`{"tbl":"part","id":"p1","message_id":"m1","session_id":"ses_1","data":"{\"type\":\"text\",\"text\":\"hi\"}"}`+"\n")
+	f.Fuzz(func(t *testing.T, data []byte) { fuzzConvert(t, "opencode", data) })
+}

@@ -74,6 +74,9 @@ type gemini struct {
 	written map[string]bool
 	late    int // updates of messages already written
 	unknown int // records of no known kind
+	// answered are the calls written with their result: a user message
+	// that only sends those results back (0.58 and later) repeats them.
+	answered map[string]bool
 }
 
 type gmMsg struct {
@@ -82,7 +85,7 @@ type gmMsg struct {
 }
 
 func newGemini(w *writer) *gemini {
-	g := &gemini{w: w, q: newSteps(w), written: map[string]bool{}}
+	g := &gemini{w: w, q: newSteps(w), written: map[string]bool{}, answered: map[string]bool{}}
 	g.run.Metadata = map[string]any{"source_format": "gemini-cli"}
 	return g
 }
@@ -370,6 +373,23 @@ func (g *gemini) message(n node) error {
 		if g.run.Created == "" {
 			g.run.Created = ts
 		}
+		if responses, ok := g.responses(n.key("content")); ok {
+			// The results of calls sent back to the model: the calls
+			// hold them already. Results of calls not seen are kept.
+			if responses {
+				return nil
+			}
+			meta = setIf(meta, "extra", rest(m, "id", "timestamp", "type", "content"))
+			_, err := g.q.add(stepRec{Type: "event", Tool: "function_response", Timestamp: ts, Meta: setIf(meta, "content", m["content"]), Bookkeeping: true})
+			return err
+		}
+		if strings.HasPrefix(strings.TrimSpace(text), "<session_context>") || strings.HasPrefix(strings.TrimSpace(text), "This is the Gemini CLI. We are setting up the context") {
+			// The CLI's setup context, not the user's words.
+			meta = setIf(meta, "extra", rest(m, "id", "timestamp", "type", "content"))
+			s := stepRec{Type: "event", Tool: "meta", Output: &text, Timestamp: ts, Meta: meta}
+			_, err := g.q.add(s)
+			return err
+		}
 		// What the user typed is displayContent when the CLI expanded it
 		// (an @file reference) before sending.
 		if dc := n.key("displayContent"); !dc.null() {
@@ -392,6 +412,23 @@ func (g *gemini) message(n node) error {
 	}
 	_, err = g.q.add(s)
 	return err
+}
+
+// responses reports a user message made only of functionResponse parts
+// (ok), and whether each answers a call written with its result.
+func (g *gemini) responses(content node) (known, ok bool) {
+	list, _ := geminiParts(content).arr()
+	known = true
+	for _, p := range list {
+		pm, _ := p.(map[string]any)
+		fr, isFR := pm["functionResponse"].(map[string]any)
+		if !isFR {
+			return false, false
+		}
+		id, _ := fr["id"].(string)
+		known = known && id != "" && g.answered[id]
+	}
+	return known, len(list) > 0
 }
 
 // geminiParts makes a Gemini API part list readable by textOf: a single
@@ -493,6 +530,9 @@ func (g *gemini) toolCall(n node, ts string, meta map[string]any) error {
 	text, has, isErr, parts := geminiResult(n.key("result"))
 	if has {
 		s.Output = &text
+		if id, _ := m["id"].(string); id != "" {
+			g.answered[id] = true
+		}
 	}
 	meta = setIf(meta, "result_parts", parts)
 	idx := g.q.next
@@ -526,7 +566,7 @@ func (g *gemini) toolCall(n node, ts string, meta map[string]any) error {
 		if p == "" {
 			p = name
 		}
-		if orig, ok := rd["originalContent"].(string); ok && p != "" && !g.w.known(p) {
+		if orig, ok := rd["originalContent"].(string); ok && p != "" && !g.w.known(p) && rd["isNewFile"] != true {
 			_ = g.w.input(p, orig, nil)
 		}
 		if body, ok := rd["newContent"].(string); ok && p != "" && status == "success" {

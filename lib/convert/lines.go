@@ -172,12 +172,13 @@ func eachRecord(r *bufio.Reader, w *writer, idOf func(n node) string, conv func(
 			return err
 		}
 		id := idOf(n)
+		// Any record is also picked by its place: #1, #2...
+		place := fmt.Sprintf("#%d", len(ids)+1)
 		if id == "" {
-			// A record with no name is picked by its place: #1, #2...
-			id = fmt.Sprintf("#%d", len(ids)+1)
+			id = place
 		}
 		ids = append(ids, id)
-		if pick != "" && id != pick {
+		if pick != "" && id != pick && place != pick {
 			return nil
 		}
 		rw := w
@@ -192,7 +193,7 @@ func eachRecord(r *bufio.Reader, w *writer, idOf func(n node) string, conv func(
 		return err
 	}
 	if pick != "" && runs == 0 {
-		return &InputError{Msg: fmt.Sprintf("no record %q (instance_id) in the file (records: %s)", pick, strings.Join(ids, ", "))}
+		return &InputError{Msg: fmt.Sprintf("no record %q in the file (records: %s; or #N, the record's place)", pick, strings.Join(ids, ", "))}
 	}
 	if runs > 1 {
 		w.notef("%d run records, written as %d logs one after another (ctx pack - stores each; --record ID picks one)", runs, runs)

@@ -55,14 +55,15 @@ ctx convert --from openai --model gpt-4o chat.json | ctx pack --tag baseline -
 ctx convert run.traj > run.ndjson && ctx pack run.ndjson
 ctx convert --sample 3 logs/2025-05-12_task.eval | ctx pack -
 ctx convert output.jsonl | ctx pack -        # one pack per OpenHands record
+ctx convert --subagents S/subagents - < S.jsonl   # a Claude Code session and its sub-agents, from stdin
 ctx convert trace.json | jq -c 'select(.event == "step") | {type, tool}'
 ctx convert --to atif latest > trajectory.json`,
 	}
 }
 
 type config struct {
-	from, model, sample, record string
-	maxExpanded, to, store      string
+	from, model, sample, record, subagents string
+	maxExpanded, to, store                 string
 }
 
 // Check refuses the flags --to atif cannot take: it reads a pack.
@@ -70,8 +71,8 @@ func (c *config) Check(args []string) error {
 	switch {
 	case c.to != "log" && c.to != "atif":
 		return cli.Usagef("--to: unknown format %q (log or atif)", c.to)
-	case c.to == "atif" && (len(args) != 1 || c.from != "auto" || c.model != "" || c.sample != "" || c.record != ""):
-		return cli.Usagef("ctx convert --to atif takes one pack name, and none of --from, --model, --sample, --record")
+	case c.to == "atif" && (len(args) != 1 || c.from != "auto" || c.model != "" || c.sample != "" || c.record != "" || c.subagents != ""):
+		return cli.Usagef("ctx convert --to atif takes one pack name, and none of --from, --model, --sample, --record, --subagents")
 	}
 	return nil
 }
@@ -81,6 +82,7 @@ func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.model, "model", "", "model identifier `ID` for transcripts that name none")
 	fs.StringVar(&c.sample, "sample", "", "Inspect logs: convert only the sample `ID` (or ID:EPOCH); all converts every sample, each sample and epoch a log of its own (default all)")
 	fs.StringVar(&c.record, "record", "", strings.Join(convert.RecordFiles(), ", ")+": convert only the record `ID` (instance_id, TASK:ROLLOUT, or #N by place; default: every record, each a log of its own)")
+	fs.StringVar(&c.subagents, "subagents", "", "Claude Code: the folder `DIR` (or a file) of the session's sub-agent transcripts, agent-ID.jsonl (default: found beside FILE)")
 	fs.StringVar(&c.maxExpanded, "max-expanded", convert.FormatSize(convert.DefaultMaxExpanded), "stop when a gzip input or a zip member expands past `SIZE` (64M, 2G)")
 	fs.StringVar(&c.to, "to", "log", "the `FORMAT` to write: log (an execution log, from a transcript) or atif (an ATIF trajectory, from a pack)")
 	cli.StoreFlag(fs, &c.store)
@@ -116,7 +118,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err != nil {
 		return cli.Usagef("--max-expanded: %v", err)
 	}
-	opts := convert.Options{MaxExpanded: maxExpanded, From: cfg.from, Model: cfg.model, Sample: cfg.sample, Record: cfg.record,
+	opts := convert.Options{MaxExpanded: maxExpanded, From: cfg.from, Model: cfg.model, Sample: cfg.sample, Record: cfg.record, Subagents: []string{cfg.subagents},
 		Warn:     func(s string) { msg.Warnf("%s: %s", in.Name, s) },
 		Note:     func(s string) { msg.Notef("%s: %s", in.Name, s) },
 		Detected: func(f string) { msg.Notef("%s: reading as %s (detected; --from to choose)", in.Name, f) }}
