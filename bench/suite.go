@@ -72,7 +72,7 @@ func (e benchEnv) suite() []workload {
 			return err
 		}
 		for _, side := range []string{"a", "b"} {
-			if err := runQuiet(dir, "sh", "-c", `"$0" add --store "$1" "$2" - < "$3"`, filepath.Join(e.bin, "ctx-suite"), st, side, filepath.Join(dir, side+".ndjson")); err != nil {
+			if err := runQuiet(dir, "sh", "-c", `"$0" add --store "$1" "$2" - < "$3"`, filepath.Join(e.bin, "ctx-suite"), st, "run-"+side, filepath.Join(dir, side+".ndjson")); err != nil {
 				return err
 			}
 		}
@@ -82,19 +82,19 @@ func (e benchEnv) suite() []workload {
 		{
 			name: fmt.Sprintf("ctx suite add of %s runs (one stream)", n), missing: missing, prepare: write,
 			cmds: []command{
-				{label: "ctx suite add a - < a.ndjson (fresh store)", argv: e.ctx("suite", "add", "--store", st, "a", "-"), stdin: a, dir: dir, setup: fresh},
+				{label: "ctx suite add run-a - < a.ndjson (fresh store)", argv: e.ctx("suite", "add", "--store", st, "run-a", "-"), stdin: a, dir: dir, setup: fresh},
 				{label: "jq -c . a.ndjson", argv: []string{"jq", "-c", ".", a}, dir: dir, peer: "jq -c"},
 			},
 			targets: []target{{cmd: 0, peer: 1, max: 5}},
 		},
 		{
 			name: fmt.Sprintf("ctx suite diff, %s pairs", n), missing: missing, prepare: both, rssLimit: 128 << 10,
-			cmds:    []command{{label: "ctx suite diff a b", argv: e.ctx("suite", "diff", "--store", st, "a", "b"), dir: dir, alone: true, finding: true}},
+			cmds:    []command{{label: "ctx suite diff run-a run-b", argv: e.ctx("suite", "diff", "--store", st, "run-a", "run-b"), dir: dir, alone: true, finding: true}},
 			targets: []target{{cmd: 0, maxWall: 3 * time.Second}, {cmd: 0, maxRSS: 128 << 10}},
 		},
 		{
 			name: fmt.Sprintf("ctx suite show, %s runs", n), missing: missing, prepare: both,
-			cmds:    []command{{label: "ctx suite show a", argv: e.ctx("suite", "show", "--store", st, "a"), dir: dir, alone: true}},
+			cmds:    []command{{label: "ctx suite show run-a", argv: e.ctx("suite", "show", "--store", st, "run-a"), dir: dir, alone: true}},
 			targets: []target{{cmd: 0, maxWall: time.Second}},
 		},
 	}

@@ -35,6 +35,7 @@ type sizes struct {
 	verifyFiles, verifyBig   int   // extra: ctx verify
 	storePacks, storeBig     int   // extra: export, import, fsck
 	suiteRuns, suiteSteps    int   // ctx pack - of a stream of runs, ctx suite
+	documentParts            int   // inline inputs, and as many outputs, of the document row
 	sessionMBs               []int // peak RSS rows: Claude Code sessions of these MB
 }
 
@@ -56,6 +57,7 @@ func fullSizes() sizes {
 		verifyFiles:  2000, verifyBig: 256 << 20,
 		storePacks: 200, storeBig: 64 << 20,
 		suiteRuns: 2000, suiteSteps: 40,
+		documentParts: 5000,
 	}
 }
 
@@ -76,6 +78,7 @@ func quickSizes() sizes {
 		verifyFiles:  100, verifyBig: 8 << 20,
 		storePacks: 10, storeBig: 4 << 20,
 		suiteRuns: 100, suiteSteps: 10,
+		documentParts: 100,
 	}
 }
 
@@ -96,6 +99,7 @@ func (e benchEnv) freshStore(dir string) func() error {
 func (e benchEnv) workloads() []workload {
 	var ws []workload
 	ws = append(ws, e.packTree()...)
+	ws = append(ws, e.inlineDocument())
 	ws = append(ws, e.packBigFile())
 	ws = append(ws, e.memory()...)
 	ws = append(ws, e.log())
@@ -196,7 +200,15 @@ func (e benchEnv) packTree() []workload {
 		},
 		targets: []target{{cmd: 0, peer: 1, max: 2}},
 	}
-	return append([]workload{e.withFloor(first, filepath.Join(dir, ".ctx")), repack}, e.inline(tree, prepare)...)
+	first = e.withFloor(first, filepath.Join(dir, ".ctx"))
+	sizes := e.floorSizes(first.name)
+	prepareSizes := func() error {
+		if _, err := os.Stat(sizes); err == nil {
+			return nil
+		}
+		return first.prepare()
+	}
+	return append([]workload{first, repack, e.durability(prepareSizes, sizes)}, e.inline(tree, prepare)...)
 }
 
 // packBigFile: one large file by path, against sha256sum and cp of it.
