@@ -100,17 +100,17 @@ func readIndex(st *store.Store, now time.Time, compareNames bool) (*Index, error
 		}
 	}
 
-	hashes, err := st.IndexedPacks()
+	stored, err := st.IndexEntries()
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{Entries: make([]Listed, 0, len(hashes))}
-	read := readEntries(st, hashes)
+	ix := &Index{Entries: make([]Listed, 0, len(stored))}
+	read := readEntries(stored)
 	rp := repairer{st: st}
-	for i, h := range hashes {
+	for i, se := range stored {
 		e, err := read[i].entry, read[i].err
 		if err != nil {
-			rp.fix(ix, h, err)
+			rp.fix(ix, se.Hash, err)
 			continue
 		}
 		ix.Entries = append(ix.Entries, e)
@@ -148,25 +148,35 @@ type readResult struct {
 	err   error
 }
 
-// readEntries reads the entries of hashes with a few goroutines: the time
-// goes into system calls (open, stat, read, close per entry), which
-// overlap.
-func readEntries(st *store.Store, hashes []store.Hash) []readResult {
-	out := make([]readResult, len(hashes))
-	workers := min(runtime.GOMAXPROCS(0), 4, len(hashes)/512+1)
+// readEntries parses the entries of the index as stored, with a few
+// goroutines when there are thousands.
+func readEntries(stored []store.IndexedEntry) []readResult {
+	out := make([]readResult, len(stored))
+	workers := min(runtime.GOMAXPROCS(0), 4, len(stored)/512+1)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var buf []byte
-			for i := w; i < len(hashes); i += workers {
-				out[i].entry, buf, out[i].err = readEntry(st, hashes[i], buf[:0])
+			for i := w; i < len(stored); i += workers {
+				out[i].entry, out[i].err = parseEntry(stored[i])
 			}
 		}()
 	}
 	wg.Wait()
 	return out
+}
+
+// parseEntry parses and checks the index entry of one pack as stored.
+func parseEntry(se store.IndexedEntry) (Listed, error) {
+	if se.Err != nil {
+		return Listed{}, se.Err
+	}
+	ie, err := ParseIndexEntry(se.Hash, se.Entry)
+	if err != nil {
+		return Listed{}, err
+	}
+	return checkEntry(ie)
 }
 
 // readEntry reads and checks the index entry of h, using buf for the bytes
@@ -176,11 +186,7 @@ func readEntry(st *store.Store, h store.Hash, buf []byte) (Listed, []byte, error
 	if err != nil {
 		return Listed{}, b, err
 	}
-	ie, err := ParseIndexEntry(h, b)
-	if err != nil {
-		return Listed{}, b, err
-	}
-	e, err := checkEntry(ie)
+	e, err := parseEntry(store.IndexedEntry{Hash: h, Entry: b})
 	return e, b, err
 }
 

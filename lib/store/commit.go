@@ -1,0 +1,346 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+)
+
+// A commit makes a batch's objects durable and visible, then publishes
+// what names them (index entries, refs), with one sync per step that
+// must be durable before the next may be seen, however many objects:
+//
+//  1. the data of every temporary file of the commit (objects, the
+//     packfile and its index, the refs' new content) is made durable;
+//  2. the objects are linked under their names, the packfile's .pack put
+//     in place, and those directory entries made durable;
+//  3. what makes objects visible that name others (the packfile's .idx,
+//     and the objects of Publication.Last: manifests) is put in place,
+//     made durable;
+//  4. the index records are appended to the index log and the refs
+//     renamed into place, made durable.
+//
+// So an object is visible only once its bytes are durable (a crash never
+// leaves a short file under an object's name, and a writer that finds an
+// object present may name it at once); a manifest only once every object
+// it names is; an index entry or a ref only once its manifest is. A step
+// with nothing to do costs nothing, and its sync goes with the next.
+
+// Publication is what a commit names once its objects are durable.
+type Publication struct {
+	// Last are objects of the batch (manifests) linked only once every
+	// other object is in place and durable.
+	Last []Hash
+	// Refs are refs (LatestRef or tag names) moved to name a hash.
+	Refs []RefUpdate
+	// Index, when set, is called once every object of the commit is
+	// durable and visible (so a manifest and its prompt can be read), and
+	// returns the records to append to the index log.
+	Index func() ([]IndexRecord, error)
+}
+
+// RefUpdate moves Ref (LatestRef or a tag name) to Hash.
+type RefUpdate struct {
+	Ref  string
+	Hash Hash
+}
+
+// Commit makes every pending object durable and visible.
+func (b *Batch) Commit() error { return b.CommitPublish(Publication{}) }
+
+// CommitLast is Commit for a batch that holds manifests as well as the
+// objects they name (an import): the objects named in last are linked only
+// once every other object of the batch is in place and durable, so neither
+// a failure nor a crash part way can leave a manifest visible without its
+// blobs. When another object cannot be linked, those of last are dropped.
+func (b *Batch) CommitLast(last []Hash) error { return b.CommitPublish(Publication{Last: last}) }
+
+// CommitPublish commits the batch and then publishes p: its index
+// records and refs, in the steps above. When it fails, what was linked
+// stays (it is whole and durable) and the temporary files go.
+func (b *Batch) CommitPublish(p Publication) error {
+	defer b.release() // after the deferred cleanup below
+	b.stopReaders()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	defer b.pf.discard()
+	var refs []refTemp
+	defer func() {
+		// Whatever happened, no temporary file of the batch stays.
+		for h, ref := range b.pending {
+			os.Remove(b.s.tempPath(h, ref))
+		}
+		b.pending = map[Hash]tempRef{}
+		for _, r := range refs {
+			os.Remove(r.tmp)
+		}
+	}()
+	data, idx, name, err := b.pf.finish(b.s)
+	if err != nil {
+		return err
+	}
+	if len(b.pending) == 0 && name == "" && p.Index == nil && len(p.Refs) == 0 {
+		return nil
+	}
+	if err := b.pf.closeData(); err != nil {
+		return &WriteError{Err: err}
+	}
+	// The refs' new content is written before the sync of the data, so a
+	// ref is renamed into place as a durable file.
+	if refs, err = b.s.writeRefTemps(p.Refs); err != nil {
+		return err
+	}
+
+	// 1. The data.
+	files := b.pendingFiles()
+	if name != "" {
+		files = append(files, data, idx)
+	}
+	for _, r := range refs {
+		files = append(files, r.tmp)
+	}
+	if err := b.s.syncPaths(files, nil); err != nil {
+		return err
+	}
+
+	// 2. The objects that name none of the batch's.
+	second := map[Hash]tempRef{}
+	for _, h := range p.Last {
+		if ref, ok := b.pending[h]; ok {
+			second[h] = ref
+			delete(b.pending, h)
+		}
+	}
+	first := b.pending
+	b.pending = second // removed by the deferred cleanup unless linked below
+	if err := b.s.linkAll(first); err != nil {
+		return err
+	}
+	var dirty []string // directory entries made since the last sync
+	if len(first) > 0 {
+		dirty = append(dirty, b.s.objectDirs(first)...)
+	}
+	if name != "" {
+		dirs, err := b.s.placePackfile(data, name, dataSuffix)
+		if err != nil {
+			return err
+		}
+		dirty = append(dirty, dirs...)
+	}
+
+	// 3. What makes objects visible that name others.
+	if name != "" || len(second) > 0 {
+		if err := b.s.syncPaths(nil, dirty); err != nil {
+			return err
+		}
+		dirty = nil
+	}
+	if name != "" {
+		dirs, err := b.s.placePackfile(idx, name, idxSuffix)
+		if err != nil {
+			return err
+		}
+		dirty = append(dirty, dirs...)
+		b.s.packfiles.mu.Lock()
+		b.s.refreshPackfiles(true)
+		b.s.packfiles.mu.Unlock()
+	}
+	b.pending = map[Hash]tempRef{}
+	if err := b.s.linkAll(second); err != nil {
+		return err
+	}
+	if len(second) > 0 {
+		dirty = append(dirty, b.s.objectDirs(second)...)
+	}
+
+	// 4. The names.
+	if p.Index == nil && len(refs) == 0 {
+		return b.s.syncPaths(nil, dirty)
+	}
+	if err := b.s.syncPaths(nil, dirty); err != nil {
+		return err
+	}
+	var logs []string
+	dirty = nil
+	if p.Index != nil {
+		recs, err := p.Index()
+		if err != nil {
+			return err
+		}
+		if logs, dirty, err = b.s.appendIndexRecords(recs); err != nil {
+			return err
+		}
+	}
+	for i := range refs {
+		if err := b.s.fault(faultRename, refs[i].final, 0); err != nil {
+			return err
+		}
+		if err := os.Rename(refs[i].tmp, refs[i].final); err != nil {
+			return err
+		}
+		refs[i].tmp = "" // renamed: nothing to remove
+		dirty = append(dirty, filepath.Dir(refs[i].final))
+	}
+	return b.s.syncPaths(logs, dirty)
+}
+
+// refTemp is the new content of a ref, written beside it.
+type refTemp struct{ tmp, final string }
+
+// writeRefTemps writes the new content of each ref beside it, unsynced.
+func (s *Store) writeRefTemps(refs []RefUpdate) ([]refTemp, error) {
+	var out []refTemp
+	for _, r := range refs {
+		if r.Ref != LatestRef {
+			if err := CheckTagName(r.Ref); err != nil {
+				return out, err
+			}
+		}
+		final := s.refPath(r.Ref)
+		dir := filepath.Dir(final)
+		if err := s.CheckDir(dir); err != nil {
+			return out, err
+		}
+		if err := s.MkdirAll(dir); err != nil {
+			return out, err
+		}
+		f, err := s.writeTempIn(dir, ".tmp-", []byte(r.Hash.Hex()+"\n"), 0o666)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, refTemp{tmp: f.Name(), final: final})
+		if err := f.Close(); err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// objectDirs lists the directories whose entries linking items changed:
+// each objects/ab/ and objects/ itself (where an objects/ab/ may be new).
+func (s *Store) objectDirs(items map[Hash]tempRef) []string {
+	dirs := []string{filepath.Join(s.root, objectsDir)}
+	seen := map[string]bool{}
+	for h := range items {
+		d := filepath.Dir(s.objectPath(h))
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+// linkAll links every temporary file under its object's name, several at
+// once, and returns the first error. Each temporary file is gone
+// afterwards, linked or removed.
+func (s *Store) linkAll(items map[Hash]tempRef) error {
+	if len(items) == 0 {
+		return nil
+	}
+	// Renames are metadata work the filesystem can do for several
+	// goroutines at once.
+	type item struct {
+		h   Hash
+		tmp string
+	}
+	work := make(chan item)
+	errs := make(chan error, 1)
+	var wg sync.WaitGroup
+	for i := 0; i < min(readers(), len(items)); i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for it := range work {
+				if err := s.link(it.h, it.tmp); err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+				}
+			}
+		}()
+	}
+	for h, ref := range items {
+		work <- item{h, s.tempPath(h, ref)}
+	}
+	close(work)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return err
+	default:
+	}
+	return nil
+}
+
+func (b *Batch) pendingFiles() []string {
+	files := make([]string, 0, len(b.pending))
+	for h, ref := range b.pending {
+		files = append(files, b.s.tempPath(h, ref))
+	}
+	return files
+}
+
+// fewSyncs is the most files and directories syncPaths makes durable one
+// fsync each; beyond it, one syncfs of the store's filesystem is cheaper.
+// A syncfs also waits for every other writer's data on that filesystem
+// (the 1 GiB input a job has just written beside the store, say), so a
+// commit of a few objects, large or small, syncs only its own.
+const fewSyncs = 16
+
+// syncPaths makes the given files and directories durable in as few calls
+// as the platform allows: one fsync each, at once, when they are few;
+// else, on Linux, one syncfs of the store's filesystem. The fault hook is
+// asked about each path it syncs, or about the store's root for a syncfs.
+func (s *Store) syncPaths(files, dirs []string) error {
+	n := len(files) + len(dirs)
+	if n == 0 {
+		return nil
+	}
+	if n > fewSyncs {
+		if err := s.fault(faultSync, s.root, 0); err != nil {
+			return err
+		}
+		if syncfs(s.root) {
+			return nil
+		}
+	}
+	var paths []string
+	seen := make(map[string]bool, n)
+	for _, p := range append(append([]string(nil), files...), dirs...) {
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	errs := make([]error, len(paths))
+	var wg sync.WaitGroup
+	// Concurrent fsyncs share the filesystem's journal commits.
+	sem := make(chan struct{}, 8)
+	for i, p := range paths {
+		if err := s.fault(faultSync, p, 0); err != nil {
+			errs[i] = err
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f, err := os.Open(p)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			err = f.Sync()
+			f.Close()
+			if err != nil && !errors.Is(err, syscall.EINVAL) {
+				errs[i] = err
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
