@@ -156,7 +156,7 @@ type checker struct {
 	indexed   map[store.Hash]bool            // packs with an index entry, in the log or a file of packs/
 	removed   map[store.Hash]bool            // packs ctx rm took out of the index (removed/<hex>)
 	refs      []store.Entry
-	suites    []store.Entry // refs/suites/NAME (ctx suite)
+	suites    []store.Entry       // refs/suites/NAME (ctx suite)
 	loose     map[store.Hash]bool // objects found under objects/ab/, checked there
 	planted   map[string]bool     // files of packs/ that are not regular files, reported by the walk
 }
@@ -341,7 +341,7 @@ func strayDetail(p string) string {
 	case "objects":
 		return "a file in objects/ not named objects/ab/<62 lower-case hex>"
 	case "packs":
-		return "a file in packs/ that is neither packs/index.log nor packs/<64 lower-case hex>"
+		return "a file in packs/ that is neither packs/index-<16 hex>.log nor packs/<64 lower-case hex>"
 	case "refs":
 		return "a file in refs/ that is neither refs/latest nor refs/tags/NAME with a valid tag name"
 	}
@@ -705,7 +705,7 @@ func (c *checker) repair() {
 				break
 			}
 			entries = append(entries, e)
-			fixed[i], done[i] = true, "rebuilt packs/"+h.Hex()+" from the manifest"
+			fixed[i], done[i] = true, "rebuilt the index entry of "+h.String()+" from the manifest"
 		case c.opts.RepairIndex && p.Kind == BadCache:
 			if err := c.st.RemoveCache(pack.LogCache); err != nil {
 				p.Detail += "; repair failed: " + text.UnwrapPath(err).Error()

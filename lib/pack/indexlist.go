@@ -44,7 +44,7 @@ type IndexProblem struct {
 
 // Error says what is wrong with the entry and why it could not be rebuilt.
 func (p IndexProblem) Error() string {
-	return fmt.Sprintf("index entry packs/%s: %v; cannot rebuild it: %v", p.Hash.Hex(), p.Listed, p.Err)
+	return fmt.Sprintf("index entry of %s: %v; cannot rebuild it: %v", p.Hash, p.Listed, p.Err)
 }
 
 // Index is the packs/ index of a store, read in full.
