@@ -127,6 +127,9 @@ func Check(st *store.Store, opts Options) (*Report, error) {
 	c.nameBad()
 	c.report.Packs = len(c.manifests)
 	c.repair()
+	if opts.RepairIndex {
+		c.compact()
+	}
 	sort.Slice(c.report.Problems, func(i, j int) bool {
 		a, b := c.report.Problems[i], c.report.Problems[j]
 		if a.Object != b.Object {
@@ -738,6 +741,38 @@ func (c *checker) repair() {
 		}
 	}
 	c.report.Problems = kept
+}
+
+// compact rewrites the index as one log, one record per pack, when the
+// store can be held alone at once (ctx gc does it otherwise): records
+// superseded and lines that fail their checksum go, the files of earlier
+// versions are folded in. A note says what changed.
+func (c *checker) compact() {
+	done, err := c.st.CompactIndex()
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		return
+	case err != nil:
+		c.add(Unreadable, "packs/", "could not compact the index: "+text.UnwrapPath(err).Error())
+		return
+	case done.Logs <= 1 && done.Folded == 0 && done.Skipped == 0 && done.Records == done.Packs:
+		return // one record per pack already
+	}
+	entries := "entries"
+	if done.Packs == 1 {
+		entries = "entry"
+	}
+	detail := fmt.Sprintf("rewrote the index as one log of %d %s", done.Packs, entries)
+	if n := done.Records - done.Packs; n > 0 {
+		detail += fmt.Sprintf("; %s superseded or removed dropped", text.Plural(n, "record"))
+	}
+	if done.Skipped > 0 {
+		detail += fmt.Sprintf("; %s that failed its checksum dropped (a write cut short, or damage)", text.Plural(done.Skipped, "line"))
+	}
+	if done.Folded > 0 {
+		detail += fmt.Sprintf("; %s of packs/ folded in", text.Plural(done.Folded, "file"))
+	}
+	c.report.Repaired = append(c.report.Repaired, Problem{Kind: BadIndex, Object: "packs/", Detail: detail})
 }
 
 // repairable returns the pack whose index entry a problem is about, when its

@@ -291,8 +291,16 @@ func testRepair(t *testing.T, earlier bool) {
 	if got, want := kinds(rep), "missing "+store.Sum([]byte("own 2\n")).String(); got != want {
 		t.Fatalf("problems after repair:\n%s\nwant:\n%s", got, want)
 	}
-	if len(rep.Repaired) != 3 {
+	// Two entries, the temporary file, and the index rewritten as one log
+	// (the earlier version's remaining file folded in).
+	if len(rep.Repaired) != 4 || !strings.HasPrefix(rep.Repaired[3].Detail, "rewrote the index as one log of 2 entries") {
 		t.Fatalf("repaired = %+v", rep.Repaired)
+	}
+	if earlier != strings.Contains(rep.Repaired[3].Detail, "1 file of packs/ folded in") {
+		t.Fatalf("compaction: %s", rep.Repaired[3].Detail)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(st.Root(), "packs")); len(ents) != 1 || !logName().MatchString(ents[0].Name()) {
+		t.Fatalf("packs/ after --repair-index: %v", ents)
 	}
 	for _, h := range []store.Hash{a, b} {
 		raw, err := st.ReadIndex(h)

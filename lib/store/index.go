@@ -108,6 +108,10 @@ func (s *Store) IndexedPacks() ([]Hash, error) {
 	return out, err
 }
 
+// IndexPlaces returns the packs that have an index entry and where each
+// entry lies, without reading the entries of files.
+func (s *Store) IndexPlaces() ([]IndexedEntry, error) { return s.indexEntries(false) }
+
 // IndexedEntry is one pack of the index and the bytes of its entry.
 type IndexedEntry struct {
 	Hash  Hash
