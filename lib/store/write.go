@@ -613,8 +613,7 @@ func (s *Store) replaceFile(path string, data []byte, perm os.FileMode, tmpPrefi
 		os.Remove(tmp)
 		return err
 	}
-	syncDir(dir)
-	return nil
+	return s.syncPaths(nil, []string{dir})
 }
 
 // writeTempIn writes data to a new temporary file in dir with mode perm and
