@@ -74,18 +74,36 @@ func (b *Batch) CommitPublish(p Publication) error {
 		}
 		b.pending = map[Hash]tempRef{}
 		for _, r := range refs {
-			os.Remove(r.tmp)
+			if r.tmp != "" {
+				os.Remove(r.tmp)
+			}
 		}
 	}()
 	data, idx, name, err := b.pf.finish(b.s)
 	if err != nil {
 		return err
 	}
-	if len(b.pending) == 0 && name == "" && p.Index == nil && len(p.Refs) == 0 {
-		return nil
-	}
 	if err := b.pf.closeData(); err != nil {
 		return &WriteError{Err: err}
+	}
+	// The index records, asked for once every object is in place.
+	var recs []IndexRecord
+	asked := false
+	records := func() ([]IndexRecord, error) {
+		if !asked && p.Index != nil {
+			asked = true
+			var err error
+			recs, err = p.Index()
+			return recs, err
+		}
+		return recs, nil
+	}
+	if len(b.pending) == 0 && name == "" && len(p.Refs) == 0 {
+		// Nothing new to link: a pack stored already, indexed again or
+		// not at all.
+		if recs, err := records(); err != nil || len(recs) == 0 {
+			return err
+		}
 	}
 	// The refs' new content is written before the sync of the data, so a
 	// ref is renamed into place as a durable file.
@@ -129,13 +147,21 @@ func (b *Batch) CommitPublish(p Publication) error {
 		}
 		dirty = append(dirty, dirs...)
 	}
+	// The objects found present and named by this commit's manifests or
+	// records: their bytes are durable, and their names are once the
+	// directories holding them are synced (another writer may have
+	// linked them a moment ago).
+	named := make([]string, 0, len(b.named))
+	for d := range b.named {
+		named = append(named, d)
+	}
 
 	// 3. What makes objects visible that name others.
 	if name != "" || len(second) > 0 {
-		if err := b.s.syncPaths(nil, dirty); err != nil {
+		if err := b.s.syncPaths(nil, append(dirty, named...)); err != nil {
 			return err
 		}
-		dirty = nil
+		dirty, named = nil, nil
 	}
 	if name != "" {
 		dirs, err := b.s.placePackfile(idx, name, idxSuffix)
@@ -156,22 +182,18 @@ func (b *Batch) CommitPublish(p Publication) error {
 	}
 
 	// 4. The names.
-	if p.Index == nil && len(refs) == 0 {
-		return b.s.syncPaths(nil, dirty)
-	}
-	if err := b.s.syncPaths(nil, dirty); err != nil {
+	if recs, err = records(); err != nil {
 		return err
 	}
-	var logs []string
-	dirty = nil
-	if p.Index != nil {
-		recs, err := p.Index()
-		if err != nil {
-			return err
-		}
-		if logs, dirty, err = b.s.appendIndexRecords(recs); err != nil {
-			return err
-		}
+	if len(recs) == 0 && len(refs) == 0 {
+		return b.s.syncPaths(nil, dirty)
+	}
+	if err := b.s.syncPaths(nil, append(dirty, named...)); err != nil {
+		return err
+	}
+	logs, dirs, err := b.s.appendIndexRecords(recs)
+	if err != nil {
+		return err
 	}
 	for i := range refs {
 		if err := b.s.fault(faultRename, refs[i].final, 0); err != nil {
@@ -181,9 +203,9 @@ func (b *Batch) CommitPublish(p Publication) error {
 			return err
 		}
 		refs[i].tmp = "" // renamed: nothing to remove
-		dirty = append(dirty, filepath.Dir(refs[i].final))
+		dirs = append(dirs, filepath.Dir(refs[i].final))
 	}
-	return b.s.syncPaths(logs, dirty)
+	return b.s.syncPaths(logs, dirs)
 }
 
 // refTemp is the new content of a ref, written beside it.

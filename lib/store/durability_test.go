@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/contextsubstrate/ctx/lib/bundle"
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -260,5 +259,33 @@ func TestImportOnlyNamesWhatIsDurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.check(st, []store.Hash{want}, existed)
-	_ = time.Second
+}
+
+// Another writer links objects and has not synced their directory yet
+// when a pack deduplicates them: the pack's commit syncs those
+// directories before its manifest may name them.
+func TestDedupSyncsWhatItNames(t *testing.T) {
+	root, log := faultRun(t)
+	st := newStore(t)
+	r := record(t, st)
+	// As the other writer's commit leaves them between its links and its
+	// sync: bytes durable, names not yet.
+	for _, content := range []string{"be careful", "package a\n", "ok\n"} {
+		h := store.Sum([]byte(content))
+		p := st.ObjectPath(h)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		r.mu.Lock()
+		r.events = append(r.events, event{"link", p})
+		r.mu.Unlock()
+	}
+	h, err := packRun(st, root, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.check(st, []store.Hash{h}, map[store.Hash]bool{})
 }

@@ -48,6 +48,7 @@ type Batch struct {
 	pending map[Hash]tempRef // hash -> its temporary file
 	stats   Stats
 	known   map[Hash]bool   // present before this batch
+	named   map[string]bool // the directories whose entries name the objects found present
 	cache   *StatCache      // consulted and filled by PutFile; nil for none
 	unlock  func()          // releases the store's write lock, held from the first put (see hold)
 	pf      *packfileWriter // with UsePackfile: the packfile small objects go to
@@ -68,7 +69,7 @@ type fileJob struct {
 
 // NewBatch starts a batch of writes.
 func (s *Store) NewBatch() *Batch {
-	return &Batch{s: s, pending: map[Hash]tempRef{}, known: map[Hash]bool{}}
+	return &Batch{s: s, pending: map[Hash]tempRef{}, known: map[Hash]bool{}, named: map[string]bool{}}
 }
 
 // readers is how many files a batch reads at once: reading, hashing and
@@ -317,8 +318,9 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 	}
 	known := b.known[h]
 	b.mu.Unlock()
+	var dir string
 	if !known {
-		got, err := b.s.stat(h, b.pf == nil)
+		got, d, err := b.s.statDir(h, b.pf == nil)
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
 		}
@@ -328,9 +330,16 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 		if got != size {
 			return false, &ImmutableError{Hash: h, Detail: fmt.Sprintf("the stored copy has %d bytes, not %d (run 'ctx fsck')", got, size)}
 		}
+		dir = d
 	}
 	b.mu.Lock()
 	b.known[h] = true
+	if dir != "" {
+		// Its bytes are durable (an object is visible only once they
+		// are), but its name may not be yet, if another writer linked it
+		// a moment ago: the commit that names it syncs its directory.
+		b.named[dir] = true
+	}
 	b.stats.Reused++
 	b.mu.Unlock()
 	return true, nil
