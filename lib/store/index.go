@@ -231,7 +231,7 @@ func readNames(dir string) ([]string, error) {
 // runs it on every name of packs/.
 func parseLowerHex(n string) (Hash, bool) {
 	var h Hash
-	return h, decodeLowerHex(h[:], n)
+	return h, DecodeLowerHex(h[:], n)
 }
 
 // lowerHexValue maps a byte to its value as a lower-case hex digit, 0xff

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,9 +83,8 @@ type IndexRecord struct {
 }
 
 // record is the latest record of a pack as read: when it was written,
-// where it lies (a log by its number in indexLog.names, or -1 for a
-// file of packs/), and its entry's place in indexLog.buf (len -1 for a
-// record of removal).
+// the log it lies in (its number in indexLog.names), and its entry's
+// place in indexLog.buf (len -1 for a record of removal).
 type record struct {
 	time     int64
 	log      int32
@@ -145,14 +145,14 @@ func parseRecord(line []byte) (h Hash, t int64, from, to int, ok bool) {
 		return h, 0, 0, 0, false
 	}
 	var s [4]byte
-	if !decodeLowerHex(s[:], line[:8]) {
+	if !DecodeLowerHex(s[:], line[:8]) {
 		return h, 0, 0, 0, false
 	}
 	want := uint32(s[0])<<24 | uint32(s[1])<<16 | uint32(s[2])<<8 | uint32(s[3])
 	if crc32.Checksum(line[9:], castagnoli()) != want {
 		return h, 0, 0, 0, false
 	}
-	if !decodeLowerHex(h[:], line[11:head]) {
+	if !DecodeLowerHex(h[:], line[11:head]) {
 		return h, 0, 0, 0, false
 	}
 	rest := line[head+1:]
@@ -170,10 +170,12 @@ func parseRecord(line []byte) (h Hash, t int64, from, to int, ok bool) {
 	return h, 0, 0, 0, false
 }
 
-// decodeLowerHex fills dst from exactly 2*len(dst) lower-case hex digits,
-// without a branch per digit: readers run it on every name of packs/ and
-// every record of a log.
-func decodeLowerHex[T string | []byte](dst []byte, src T) bool {
+// DecodeLowerHex fills dst from exactly 2*len(dst) lower-case hex digits,
+// the only spelling the store writes, with a table lookup per digit and no
+// branch (branching on digit or letter mispredicts on random hex):
+// readers run it on every name of packs/, every record of a log, every
+// line of ctx log's cache.
+func DecodeLowerHex[T string | []byte](dst []byte, src T) bool {
 	if len(src) != 2*len(dst) {
 		return false
 	}
@@ -280,7 +282,7 @@ func (s *Store) readIndexLogs(dir string, list bool) error {
 		if err != nil {
 			return err
 		}
-		if !slicesEqual(names, l.names) {
+		if !slices.Equal(names, l.names) {
 			l.reset()
 			l.names = names
 			l.files = make([]logFile, len(names))
@@ -362,18 +364,6 @@ func (s *Store) indexLogNames() ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // lookup returns the latest record of pack h among the logs (l.mu held,
