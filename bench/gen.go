@@ -122,6 +122,9 @@ func writeTree(dir string, files, total int) error {
 func writeTreeLog(tree, logPath string) error {
 	var inputs []map[string]string
 	err := filepath.WalkDir(tree, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir // the peer's repository, left by a run kept with -work
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}
