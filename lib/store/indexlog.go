@@ -255,7 +255,7 @@ func (s *Store) refreshIndexLog(list bool) error {
 	}
 	for try := 0; ; try++ {
 		err := s.readIndexLogs(dir, list || try > 0)
-		if !errors.Is(err, errReplaced) {
+		if !errors.As(err, new(replacedError)) {
 			return err
 		}
 		// A log went or was replaced (compacted) while it was read.
@@ -295,7 +295,7 @@ func (s *Store) readIndexLogs(dir string, list bool) error {
 		f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return errReplaced
+			return replacedError{}
 		case errors.Is(err, syscall.ELOOP):
 			return fmt.Errorf("%s is a symlink, which the store never follows (run 'ctx fsck')", p)
 		case err != nil:
@@ -303,7 +303,7 @@ func (s *Store) readIndexLogs(dir string, list bool) error {
 		}
 		err = l.readLog(int32(i), f, &l.files[i], &total)
 		f.Close()
-		if err != nil && !errors.Is(err, errReplaced) {
+		if err != nil && !errors.As(err, new(replacedError)) {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		if err != nil {
@@ -313,8 +313,11 @@ func (s *Store) readIndexLogs(dir string, list bool) error {
 	return nil
 }
 
-// errReplaced says a log is no longer the file read before.
-var errReplaced = errors.New("replaced")
+// replacedError says a log is no longer the file read before (a
+// compaction replaced or removed it).
+type replacedError struct{}
+
+func (replacedError) Error() string { return "replaced while it was read" }
 
 // readLog reads what log n, open as f, holds past lf.off.
 func (l *indexLog) readLog(n int32, f *os.File, lf *logFile, total *int64) error {
@@ -330,7 +333,7 @@ func (l *indexLog) readLog(n int32, f *os.File, lf *logFile, total *int64) error
 	case lf.dev == 0 && lf.ino == 0 && lf.off == 0:
 		lf.dev, lf.ino = dev, ino
 	case dev != lf.dev || ino != lf.ino || fi.Size() < lf.off:
-		return errReplaced
+		return replacedError{}
 	}
 	size := fi.Size()
 	if *total += size; *total > maxIndexLog {
