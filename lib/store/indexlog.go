@@ -84,17 +84,19 @@ type IndexRecord struct {
 
 // record is the latest record of a pack as read: when it was written,
 // the log it lies in (its number in indexLog.names), and its entry's
-// place in indexLog.buf (len -1 for a record of removal).
+// place in that log's bytes (len -1 for a record of removal).
 type record struct {
 	time     int64
 	log      int32
 	off, len int32
 }
 
-// logFile is what was read of one log.
+// logFile is what was read of one log: its bytes up to the end of its
+// last complete line, where the entries of its records lie (each entry
+// is read once and never copied).
 type logFile struct {
 	dev, ino uint64
-	off      int64 // bytes read, up to the end of its last complete line
+	data     []byte
 }
 
 // indexLog is what a Store has read of the index logs: the latest
@@ -104,7 +106,6 @@ type indexLog struct {
 	dir     string   // the stamp of packs/ when the logs were listed
 	names   []string // the logs, sorted
 	files   []logFile
-	buf     []byte
 	last    map[Hash]record
 	order   []Hash // packs in the order their first record was read
 	records int    // records read
@@ -190,7 +191,7 @@ func DecodeLowerHex[T string | []byte](dst []byte, src T) bool {
 
 // reset forgets what was read (a log was replaced, added or removed).
 func (l *indexLog) reset() {
-	l.dir, l.names, l.files, l.buf, l.order, l.records, l.bad = "", nil, nil, nil, nil, 0, 0
+	l.dir, l.names, l.files, l.order, l.records, l.bad = "", nil, nil, nil, 0, 0
 	l.last = map[Hash]record{}
 }
 
@@ -200,10 +201,11 @@ func (r record) olderThan(t int64, log int32) bool {
 	return t > r.time || t == r.time && log >= r.log
 }
 
-// parse takes the complete lines of data, the bytes of log n from where
-// it was last read, and returns how many bytes it consumed.
-func (l *indexLog) parse(n int32, data []byte) int {
-	used := 0
+// parse takes the complete lines of data, the bytes of log n, from
+// offset from (where it was last read), and returns how far it consumed
+// them.
+func (l *indexLog) parse(n int32, data []byte, from int) int {
+	used := from
 	for {
 		i := bytes.IndexByte(data[used:], '\n')
 		if i < 0 {
@@ -214,7 +216,7 @@ func (l *indexLog) parse(n int32, data []byte) int {
 		if len(line) == 0 {
 			continue
 		}
-		h, t, from, to, ok := parseRecord(line)
+		h, t, efrom, eto, ok := parseRecord(line)
 		if !ok {
 			l.bad++
 			continue
@@ -225,9 +227,9 @@ func (l *indexLog) parse(n int32, data []byte) int {
 			continue
 		}
 		r := record{time: t, log: n, len: -1}
-		if to >= 0 {
-			r.off, r.len = int32(len(l.buf)), int32(to-from)
-			l.buf = append(l.buf, line[from:to]...)
+		if eto >= 0 {
+			start := used - i - 1 // the line's offset in data
+			r.off, r.len = int32(start+efrom), int32(eto-efrom)
 		}
 		if !seen {
 			l.order = append(l.order, h)
@@ -329,27 +331,30 @@ func (l *indexLog) readLog(n int32, f *os.File, lf *logFile, total *int64) error
 		return errors.New("not a regular file (run 'ctx fsck')")
 	}
 	dev, ino := fileID(fi)
+	off := int64(len(lf.data))
 	switch {
-	case lf.dev == 0 && lf.ino == 0 && lf.off == 0:
+	case lf.dev == 0 && lf.ino == 0 && off == 0:
 		lf.dev, lf.ino = dev, ino
-	case dev != lf.dev || ino != lf.ino || fi.Size() < lf.off:
+	case dev != lf.dev || ino != lf.ino || fi.Size() < off:
 		return replacedError{}
 	}
 	size := fi.Size()
 	if *total += size; *total > maxIndexLog {
 		return fmt.Errorf("the index logs hold more than the %d bytes a store's index may take", maxIndexLog)
 	}
-	if size == lf.off {
+	if size == off {
 		return nil
 	}
 	// Only what fstat counted: the bytes below the file's size are written
-	// whole, those of an append in progress beyond it are not read.
-	data := make([]byte, size-lf.off)
-	m, err := f.ReadAt(data, lf.off)
+	// whole, those of an append in progress beyond it are not read. The
+	// array grows by a copy when it must; entries handed out before keep
+	// the old one.
+	data := slices.Grow(lf.data, int(size-off))[:size]
+	m, err := f.ReadAt(data[off:], off)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
-	lf.off += int64(l.parse(n, data[:m]))
+	lf.data = data[:l.parse(n, data[:int(off)+m], int(off))]
 	return nil
 }
 
@@ -377,7 +382,7 @@ func (l *indexLog) lookup(h Hash) (entry []byte, r record, ok bool) {
 	if !ok || r.len < 0 {
 		return nil, r, ok
 	}
-	entry = l.buf[r.off : r.off+r.len : r.off+r.len]
+	entry = l.files[r.log].data[r.off : r.off+r.len : r.off+r.len]
 	if entry == nil {
 		entry = []byte{} // an empty entry, not a removal
 	}
