@@ -31,7 +31,7 @@ func New(t testing.TB) *store.Store {
 // so (st itself remembers the logs it read).
 func EarlierIndex(t testing.TB, st *store.Store) *store.Store {
 	t.Helper()
-	entries, err := st.IndexEntries()
+	places, err := st.IndexPlaces()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +40,15 @@ func EarlierIndex(t testing.TB, st *store.Store) *store.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries {
-		if e.Err != nil {
-			t.Fatal(e.Err)
+	errs := make([]error, len(places))
+	st.ReadIndexEntries(places, func(i int, entry []byte, err error) {
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, places[i].Hash.Hex()), append(append([]byte(nil), entry...), '\n'), 0o666)
 		}
-		if err := os.WriteFile(filepath.Join(dir, e.Hash.Hex()), append(append([]byte(nil), e.Entry...), '\n'), 0o666); err != nil {
+		errs[i] = err
+	})
+	for _, err := range errs {
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -539,11 +539,24 @@ func (c *checker) names(h store.Hash, who, kind, object string) {
 // checkIndex checks every index entry against its manifest, and finds the
 // manifests that have none.
 func (c *checker) checkIndex() {
-	entries, err := c.st.IndexEntries()
+	places, err := c.st.IndexPlaces()
 	if err != nil {
 		c.add(Unreadable, "packs/", text.UnwrapPath(err).Error())
 	}
-	for _, e := range entries {
+	type parsed struct {
+		ie      pack.IndexEntry
+		err     error // parsing it
+		readErr error // reading it
+	}
+	entries := make([]parsed, len(places))
+	c.st.ReadIndexEntries(places, func(i int, entry []byte, err error) {
+		if err != nil {
+			entries[i].readErr = err
+			return
+		}
+		entries[i].ie, entries[i].err = pack.ParseIndexEntry(places[i].Hash, entry)
+	})
+	for i, e := range places {
 		if c.planted[e.Where] {
 			continue
 		}
@@ -552,13 +565,13 @@ func (c *checker) checkIndex() {
 		if object != "packs/"+e.Hash.Hex() {
 			of = "the entry of " + e.Hash.String() + ": " // in a log
 		}
-		if e.Err != nil {
-			if !errors.Is(e.Err, store.ErrNotFound) { // else removed (ctx rm) while fsck ran
-				c.add(Unreadable, object, of+text.UnwrapPath(e.Err).Error())
+		if rerr := entries[i].readErr; rerr != nil {
+			if !errors.Is(rerr, store.ErrNotFound) { // else removed (ctx rm) while fsck ran
+				c.add(Unreadable, object, of+text.UnwrapPath(rerr).Error())
 			}
 			continue
 		}
-		ie, err := pack.ParseIndexEntry(e.Hash, e.Entry)
+		ie, err := entries[i].ie, entries[i].err
 		var bad *pack.BadIndexEntryError
 		if errors.As(err, &bad) {
 			c.badIndex(e.Hash, object, of+"it "+bad.Problem)

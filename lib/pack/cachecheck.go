@@ -36,14 +36,14 @@ func CheckLogCache(st *store.Store) error {
 	case err != nil:
 		return err
 	}
-	stored, err := st.IndexEntries()
+	stored, err := st.IndexPlaces()
 	if err != nil {
 		return err
 	}
 	if len(stored) != len(entries) {
 		return fmt.Errorf("it lists %d packs, the index has %d", len(entries), len(stored))
 	}
-	read := readEntries(stored)
+	read := readEntries(st, stored)
 	index := make(map[store.Hash]int, len(stored))
 	for i, se := range stored {
 		index[se.Hash] = i

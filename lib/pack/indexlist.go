@@ -3,8 +3,6 @@ package pack
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -100,12 +98,12 @@ func readIndex(st *store.Store, now time.Time, compareNames bool) (*Index, error
 		}
 	}
 
-	stored, err := st.IndexEntries()
+	stored, err := st.IndexPlaces()
 	if err != nil {
 		return nil, err
 	}
 	ix := &Index{Entries: make([]Listed, 0, len(stored))}
-	read := readEntries(stored)
+	read := readEntries(st, stored)
 	rp := repairer{st: st}
 	for i, se := range stored {
 		e, err := read[i].entry, read[i].err
@@ -148,31 +146,25 @@ type readResult struct {
 	err   error
 }
 
-// readEntries parses the entries of the index as stored, with a few
-// goroutines when there are thousands.
-func readEntries(stored []store.IndexedEntry) []readResult {
-	out := make([]readResult, len(stored))
-	workers := min(runtime.GOMAXPROCS(0), 4, len(stored)/512+1)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < len(stored); i += workers {
-				out[i].entry, out[i].err = parseEntry(stored[i])
-			}
-		}()
-	}
-	wg.Wait()
+// readEntries reads and parses the entries of the index (ReadIndexEntries:
+// a log a chunk at a time, the files of an earlier version a few at a
+// time), each parsed as it is read so that no more than a chunk of the
+// raw index is held at once.
+func readEntries(st *store.Store, places []store.IndexPlace) []readResult {
+	out := make([]readResult, len(places))
+	st.ReadIndexEntries(places, func(i int, entry []byte, err error) {
+		if err != nil {
+			out[i].err = err
+			return
+		}
+		out[i].entry, out[i].err = parseEntry(places[i].Hash, entry)
+	})
 	return out
 }
 
-// parseEntry parses and checks the index entry of one pack as stored.
-func parseEntry(se store.IndexedEntry) (Listed, error) {
-	if se.Err != nil {
-		return Listed{}, se.Err
-	}
-	ie, err := ParseIndexEntry(se.Hash, se.Entry)
+// parseEntry parses and checks the index entry of pack h.
+func parseEntry(h store.Hash, entry []byte) (Listed, error) {
+	ie, err := ParseIndexEntry(h, entry)
 	if err != nil {
 		return Listed{}, err
 	}
@@ -186,7 +178,7 @@ func readEntry(st *store.Store, h store.Hash, buf []byte) (Listed, []byte, error
 	if err != nil {
 		return Listed{}, b, err
 	}
-	e, err := parseEntry(store.IndexedEntry{Hash: h, Entry: b})
+	e, err := parseEntry(h, b)
 	return e, b, err
 }
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -265,9 +266,18 @@ func BenchmarkIndexEntries(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		entries, err := fresh.IndexEntries()
-		if err != nil || len(entries) != len(recs) {
-			b.Fatalf("%d entries, %v", len(entries), err)
+		places, err := fresh.IndexPlaces()
+		if err != nil || len(places) != len(recs) {
+			b.Fatalf("%d entries, %v", len(places), err)
+		}
+		var n atomic.Int64
+		fresh.ReadIndexEntries(places, func(_ int, entry []byte, err error) {
+			if err == nil {
+				n.Add(int64(len(entry)))
+			}
+		})
+		if n.Load() == 0 {
+			b.Fatal("nothing read")
 		}
 	}
 }

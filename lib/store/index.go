@@ -2,11 +2,14 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"sync"
+	"syscall"
 )
 
 // The packs/ index holds one small entry per pack, so listing packs never
@@ -56,35 +59,39 @@ func (s *Store) AppendIndex(buf []byte, h Hash) ([]byte, error) {
 // appendIndex is AppendIndex, also saying where the entry lies.
 func (s *Store) appendIndex(buf []byte, h Hash) ([]byte, string, error) {
 	start := len(buf)
-	for try := 0; try < 2; try++ {
+	for try := 0; try < 3; try++ {
 		s.ilog.mu.Lock()
 		// A pack no log names is looked for again in a fresh listing of
 		// the logs: one may have been made in the same tick as the
-		// listing before.
+		// listing before; so is one whose log was compacted meanwhile.
 		err := s.refreshIndexLog(try > 0)
 		var r record
 		var logged bool
-		if err == nil {
-			var entry []byte
-			entry, r, logged = s.ilog.lookup(h)
-			buf = append(buf[:start], entry...)
-		}
 		where := ""
-		if logged {
-			where = s.ilog.where(r)
+		if err == nil {
+			if r, logged = s.ilog.lookup(h); logged && r.len >= 0 {
+				buf, err = s.readEntry(buf[:start], r)
+			}
+			if logged {
+				where = s.ilog.where(r)
+			}
 		}
 		s.ilog.mu.Unlock()
 		switch {
+		case errors.As(err, new(replacedError)):
+			continue
 		case err != nil:
 			return buf[:start], "", err
 		case logged && r.len < 0:
 			return buf[:start], "", &NotFoundError{Hash: h, What: "index entry of pack"}
 		case logged:
 			return buf, where, nil
+		case try > 0:
+			b, err := s.appendIndexFile(buf[:start], h)
+			return b, packsDir + "/" + h.Hex(), err
 		}
 	}
-	b, err := s.appendIndexFile(buf[:start], h)
-	return b, packsDir + "/" + h.Hex(), err
+	return buf[:start], "", fmt.Errorf("%s: the index logs changed while the entry of %s was read, again and again", filepath.Join(s.root, packsDir), h)
 }
 
 // IndexWhere names, relative to the store, where the index entry of pack
@@ -100,31 +107,33 @@ func (s *Store) IndexWhere(h Hash) string {
 // logs in the order their first record was read, then those of packs/
 // files.
 func (s *Store) IndexedPacks() ([]Hash, error) {
-	entries, err := s.indexEntries(false)
-	out := make([]Hash, len(entries))
-	for i, e := range entries {
-		out[i] = e.Hash
+	places, err := s.IndexPlaces()
+	out := make([]Hash, len(places))
+	for i, p := range places {
+		out[i] = p.Hash
 	}
 	return out, err
 }
 
-// IndexPlaces returns the packs that have an index entry and where each
-// entry lies, without reading the entries of files.
-func (s *Store) IndexPlaces() ([]IndexedEntry, error) { return s.indexEntries(false) }
-
-// IndexedEntry is one pack of the index and the bytes of its entry.
-type IndexedEntry struct {
+// IndexPlace is one pack of the index and where its entry lies.
+type IndexPlace struct {
 	Hash  Hash
-	Entry []byte // nil when Err is set, or when not read (IndexedPacks)
-	Err   error  // the entry's file could not be read
-	Where string // relative to the store: the log it is in, or packs/<hex>
+	Where string    // relative to the store: the log it is in, or packs/<hex>
+	rec   *logEntry // in a log: where exactly
 }
 
-// IndexEntries returns every entry of the index, read at once: ctx log
-// and ctx fsck read thousands of them. The bytes must not be changed.
-func (s *Store) IndexEntries() ([]IndexedEntry, error) { return s.indexEntries(true) }
+// logEntry is where an entry lies in a log: the log as it was read, and
+// the entry's place in it.
+type logEntry struct {
+	log      string
+	dev, ino uint64
+	off      int64
+	len      int32
+}
 
-func (s *Store) indexEntries(read bool) ([]IndexedEntry, error) {
+// IndexPlaces returns the packs that have an index entry and where each
+// entry lies, without reading the entries (ReadIndexEntries reads them).
+func (s *Store) IndexPlaces() ([]IndexPlace, error) {
 	dir := filepath.Join(s.root, packsDir)
 	if err := s.CheckDir(dir); err != nil {
 		return nil, err
@@ -135,61 +144,135 @@ func (s *Store) indexEntries(read bool) ([]IndexedEntry, error) {
 	}
 	l := &s.ilog
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := s.refreshIndexLog(true); err != nil {
-		l.mu.Unlock()
 		return nil, err
 	}
-	out := make([]IndexedEntry, 0, len(l.order)+len(names))
+	out := make([]IndexPlace, 0, len(l.order)+len(names))
 	for _, h := range l.order {
-		entry, r, _ := l.lookup(h)
-		if r.len >= 0 {
-			e := IndexedEntry{Hash: h, Where: l.where(r)}
-			if read {
-				e.Entry = entry
-			}
-			out = append(out, e)
+		if r, _ := l.lookup(h); r.len >= 0 {
+			f := l.files[r.log]
+			out = append(out, IndexPlace{Hash: h, Where: l.where(r),
+				rec: &logEntry{log: l.names[r.log], dev: f.dev, ino: f.ino, off: r.off, len: r.len}})
 		}
 	}
-	fromLog := len(out)
 	for _, n := range names {
 		if h, ok := parseLowerHex(n); ok {
 			if _, logged := l.last[h]; !logged {
-				out = append(out, IndexedEntry{Hash: h, Where: packsDir + "/" + n})
+				out = append(out, IndexPlace{Hash: h, Where: packsDir + "/" + n})
 			}
 		}
-	}
-	l.mu.Unlock()
-	if read {
-		s.readIndexFiles(out[fromLog:])
 	}
 	return out, nil
 }
 
-// readIndexFiles reads the entries of earlier versions' files with a few
-// goroutines: the time goes into system calls (open, stat, read, close
-// per entry), which overlap.
-func (s *Store) readIndexFiles(entries []IndexedEntry) {
-	workers := min(runtime.GOMAXPROCS(0), 4, len(entries)/512+1)
+// entryChunk is a piece of a log and the places whose entries lie in it.
+type entryChunk struct {
+	data  []byte
+	base  int64 // data's offset in the log
+	items []int // in places
+}
+
+// ReadIndexEntries reads the entries of places and calls fn with each: i
+// its position in places, and its bytes, valid only during the call, or
+// why it could not be read. A log is read a chunk at a time and the files
+// of an earlier version one at a time, so neither the index nor a log is
+// ever whole in memory; fn is called from a few goroutines at once. ctx
+// log and ctx fsck read every entry this way.
+func (s *Store) ReadIndexEntries(places []IndexPlace, fn func(i int, entry []byte, err error)) {
+	chunks := make(chan entryChunk, 2)
+	files := make(chan int, 64)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for range min(runtime.GOMAXPROCS(0), 4, len(places)/512+1) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			var buf []byte
-			for i := w; i < len(entries); i += workers {
-				e := &entries[i]
-				var err error
-				start := len(buf)
-				buf, err = s.appendIndexFile(buf, e.Hash)
-				if err != nil {
-					e.Err = err
-					continue
+			for c, f := chunks, files; c != nil || f != nil; {
+				select {
+				case ch, ok := <-c:
+					if !ok {
+						c = nil
+						continue
+					}
+					for _, i := range ch.items {
+						e := places[i].rec
+						fn(i, ch.data[e.off-ch.base:e.off-ch.base+int64(e.len)], nil)
+					}
+				case i, ok := <-f:
+					if !ok {
+						f = nil
+						continue
+					}
+					var err error
+					buf, err = s.appendIndexFile(buf[:0], places[i].Hash)
+					fn(i, buf, err)
 				}
-				e.Entry = buf[start:len(buf):len(buf)]
 			}
 		}()
 	}
+	go func() {
+		for i, p := range places {
+			if p.rec == nil {
+				files <- i
+			}
+		}
+		close(files)
+	}()
+	byLog := map[string][]int{}
+	for i, p := range places {
+		if p.rec != nil {
+			byLog[p.rec.log] = append(byLog[p.rec.log], i)
+		}
+	}
+	var moved []int // entries whose log was replaced since it was listed
+	for log, items := range byLog {
+		moved = append(moved, s.readLogEntries(log, places, items, chunks)...)
+	}
+	close(chunks)
 	wg.Wait()
+	// A log compacted meanwhile: those entries are looked up again.
+	for _, i := range moved {
+		b, err := s.ReadIndex(places[i].Hash)
+		fn(i, b, err)
+	}
+}
+
+// readLogEntries reads log a chunk at a time and sends each chunk with the
+// places (items) whose entries it holds. It returns the items it could not
+// read from the log as it was listed (replaced by a compaction since).
+func (s *Store) readLogEntries(log string, places []IndexPlace, items []int, out chan<- entryChunk) []int {
+	f, err := os.OpenFile(filepath.Join(s.root, packsDir, log), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return items
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return items
+	}
+	if dev, ino := fileID(fi); dev != places[items[0]].rec.dev || ino != places[items[0]].rec.ino {
+		return items
+	}
+	sort.Slice(items, func(a, b int) bool { return places[items[a]].rec.off < places[items[b]].rec.off })
+	for k := 0; k < len(items); {
+		base := places[items[k]].rec.off
+		end, n := base, k
+		for ; n < len(items); n++ {
+			e := places[items[n]].rec
+			if n > k && e.off+int64(e.len)-base > logChunk {
+				break
+			}
+			end = max(end, e.off+int64(e.len))
+		}
+		data := make([]byte, end-base)
+		if _, err := f.ReadAt(data, base); err != nil {
+			return items[k:]
+		}
+		out <- entryChunk{data: data, base: base, items: items[k:n]}
+		k = n
+	}
+	return nil
 }
 
 // hashNames returns the names of dir, a directory of the store, that are

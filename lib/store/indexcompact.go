@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 )
 
 // Compacted is what CompactIndex did.
@@ -35,6 +37,28 @@ func (s *Store) CompactIndex() (Compacted, error) {
 // CompactIndex rewrites the index as one log, for ctx gc, which holds the
 // store alone.
 func (x *Exclusive) CompactIndex() (Compacted, error) { return x.s.compactIndex() }
+
+// readLogWhole reads the log at p, which must still be the file lf was
+// read from, up to where it was read.
+func (s *Store) readLogWhole(p string, lf logFile) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if dev, ino := fileID(fi); dev != lf.dev || ino != lf.ino {
+		return nil, fmt.Errorf("%s was replaced while the index was compacted", p)
+	}
+	b := make([]byte, lf.off)
+	if _, err := f.ReadAt(b, 0); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return b, nil
+}
 
 // compactIndex writes the latest record of each pack, the logs' and the
 // files of packs/ together, sorted by hash, to a new log, makes it
@@ -67,13 +91,22 @@ func (s *Store) compactIndex() (Compacted, error) {
 		entry []byte
 		time  int64
 	}
+	// The logs whole: the store is held alone, and the compacted log is
+	// built in memory anyway.
+	logs := make([][]byte, len(l.names))
+	for i, n := range l.names {
+		if logs[i], err = s.readLogWhole(filepath.Join(dir, n), l.files[i]); err != nil {
+			return c, err
+		}
+	}
 	var recs []rec
 	removals := 0
 	for h, r := range l.last {
-		entry, _, _ := l.lookup(h)
+		var entry []byte
 		if r.len < 0 {
 			removals++
-			entry = nil
+		} else {
+			entry = logs[r.log][r.off : r.off+int64(r.len)]
 		}
 		recs = append(recs, rec{h: h, entry: entry, time: r.time})
 	}

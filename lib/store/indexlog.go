@@ -83,20 +83,23 @@ type IndexRecord struct {
 }
 
 // record is the latest record of a pack as read: when it was written,
-// the log it lies in (its number in indexLog.names), and its entry's
-// place in that log's bytes (len -1 for a record of removal).
+// the log it lies in (its number in indexLog.names), and where its entry
+// lies in that log (len -1 for a record of removal). The entry's bytes are
+// not kept: they are read again from the log when asked for, so a
+// process that reads the index holds a few dozen bytes per pack, not the
+// log.
 type record struct {
-	time     int64
-	log      int32
-	off, len int32
+	time int64
+	off  int64
+	log  int32
+	len  int32
 }
 
-// logFile is what was read of one log: its bytes up to the end of its
-// last complete line, where the entries of its records lie (each entry
-// is read once and never copied).
+// logFile is what was read of one log: which file it is, and how far it
+// was read (to the end of its last complete line).
 type logFile struct {
 	dev, ino uint64
-	data     []byte
+	off      int64
 }
 
 // indexLog is what a Store has read of the index logs: the latest
@@ -201,11 +204,10 @@ func (r record) olderThan(t int64, log int32) bool {
 	return t > r.time || t == r.time && log >= r.log
 }
 
-// parse takes the complete lines of data, the bytes of log n, from
-// offset from (where it was last read), and returns how far it consumed
-// them.
-func (l *indexLog) parse(n int32, data []byte, from int) int {
-	used := from
+// parse takes the complete lines of data, the bytes of log n from its
+// offset base on, and returns how many of them it consumed.
+func (l *indexLog) parse(n int32, data []byte, base int64) int {
+	used := 0
 	for {
 		i := bytes.IndexByte(data[used:], '\n')
 		if i < 0 {
@@ -229,7 +231,7 @@ func (l *indexLog) parse(n int32, data []byte, from int) int {
 		r := record{time: t, log: n, len: -1}
 		if eto >= 0 {
 			start := used - i - 1 // the line's offset in data
-			r.off, r.len = int32(start+efrom), int32(eto-efrom)
+			r.off, r.len = base+int64(start+efrom), int32(eto-efrom)
 		}
 		if !seen {
 			l.order = append(l.order, h)
@@ -331,7 +333,7 @@ func (l *indexLog) readLog(n int32, f *os.File, lf *logFile, total *int64) error
 		return errors.New("not a regular file (run 'ctx fsck')")
 	}
 	dev, ino := fileID(fi)
-	off := int64(len(lf.data))
+	off := lf.off
 	switch {
 	case lf.dev == 0 && lf.ino == 0 && off == 0:
 		lf.dev, lf.ino = dev, ino
@@ -346,17 +348,30 @@ func (l *indexLog) readLog(n int32, f *os.File, lf *logFile, total *int64) error
 		return nil
 	}
 	// Only what fstat counted: the bytes below the file's size are written
-	// whole, those of an append in progress beyond it are not read. The
-	// array grows by a copy when it must; entries handed out before keep
-	// the old one.
-	data := slices.Grow(lf.data, int(size-off))[:size]
-	m, err := f.ReadAt(data[off:], off)
-	if err != nil && !errors.Is(err, io.EOF) {
-		return err
+	// whole, those of an append in progress beyond it are not read. A
+	// chunk at a time, so a long log is never whole in memory.
+	buf := make([]byte, min(size-off, logChunk))
+	for off < size {
+		m, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if m == 0 && err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		used := l.parse(n, buf[:m], off)
+		if used == 0 {
+			if int64(m) < size-off && m == len(buf) {
+				buf = make([]byte, 2*len(buf)) // a line longer than the chunk
+				continue
+			}
+			break // the rest is an incomplete line
+		}
+		off += int64(used)
 	}
-	lf.data = data[:l.parse(n, data[:int(off)+m], int(off))]
+	lf.off = off
 	return nil
 }
+
+// logChunk is how much of a log is read at a time.
+const logChunk = 1 << 20
 
 // indexLogNames lists the logs of packs/, sorted.
 func (s *Store) indexLogNames() ([]string, error) {
@@ -375,18 +390,38 @@ func (s *Store) indexLogNames() ([]string, error) {
 }
 
 // lookup returns the latest record of pack h among the logs (l.mu held,
-// refreshed): its entry (nil for a removal) and its time; ok is false
-// when no log has one.
-func (l *indexLog) lookup(h Hash) (entry []byte, r record, ok bool) {
+// refreshed); ok is false when no log has one.
+func (l *indexLog) lookup(h Hash) (r record, ok bool) {
 	r, ok = l.last[h]
-	if !ok || r.len < 0 {
-		return nil, r, ok
+	return r, ok
+}
+
+// readEntry appends to buf the entry of record r, read from its log, which
+// must still be the file it was read from (l.mu held).
+func (s *Store) readEntry(buf []byte, r record) ([]byte, error) {
+	l := &s.ilog
+	p := filepath.Join(s.root, packsDir, l.names[r.log])
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return buf, replacedError{}
 	}
-	entry = l.files[r.log].data[r.off : r.off+r.len : r.off+r.len]
-	if entry == nil {
-		entry = []byte{} // an empty entry, not a removal
+	if err != nil {
+		return buf, err
 	}
-	return entry, r, true
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return buf, err
+	}
+	if dev, ino := fileID(fi); dev != l.files[r.log].dev || ino != l.files[r.log].ino {
+		return buf, replacedError{}
+	}
+	start := len(buf)
+	buf = slices.Grow(buf, int(r.len))[:start+int(r.len)]
+	if _, err := f.ReadAt(buf[start:], r.off); err != nil {
+		return buf[:start], fmt.Errorf("%s: %w", p, err)
+	}
+	return buf, nil
 }
 
 // where names the log record r lies in, relative to the store.

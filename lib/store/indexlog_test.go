@@ -20,17 +20,20 @@ func indexState(t *testing.T, st *Store) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := fresh.IndexEntries()
+	places, err := fresh.IndexPlaces()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []string
-	for _, e := range entries {
-		if e.Err != nil {
-			t.Fatalf("%s: %v", e.Where, e.Err)
+	out := make([]string, len(places))
+	var mu sync.Mutex
+	fresh.ReadIndexEntries(places, func(i int, entry []byte, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			t.Errorf("%s: %v", places[i].Where, err)
 		}
-		out = append(out, e.Hash.Hex()[:8]+"="+strings.TrimSuffix(string(e.Entry), "\n"))
-	}
+		out[i] = places[i].Hash.Hex()[:8] + "=" + strings.TrimSuffix(string(entry), "\n")
+	})
 	return lines(out...)
 }
 
