@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"sort"
 	"sync"
-	"syscall"
 )
 
 // The packs/ index holds one small entry per pack, so listing packs never
@@ -242,18 +241,12 @@ func (s *Store) ReadIndexEntries(places []IndexPlace, fn func(i int, entry []byt
 // places (items) whose entries it holds. It returns the items it could not
 // read from the log as it was listed (replaced by a compaction since).
 func (s *Store) readLogEntries(log string, places []IndexPlace, items []int, out chan<- entryChunk) []int {
-	f, err := os.OpenFile(filepath.Join(s.root, packsDir, log), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	e := places[items[0]].rec
+	f, err := openLog(filepath.Join(s.root, packsDir, log), logFile{dev: e.dev, ino: e.ino})
 	if err != nil {
 		return items
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return items
-	}
-	if dev, ino := fileID(fi); dev != places[items[0]].rec.dev || ino != places[items[0]].rec.ino {
-		return items
-	}
 	sort.Slice(items, func(a, b int) bool { return places[items[a]].rec.off < places[items[b]].rec.off })
 	for k := 0; k < len(items); {
 		base := places[items[k]].rec.off

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"syscall"
 )
 
 // Compacted is what CompactIndex did.
@@ -41,18 +40,14 @@ func (x *Exclusive) CompactIndex() (Compacted, error) { return x.s.compactIndex(
 // readLogWhole reads the log at p, which must still be the file lf was
 // read from, up to where it was read.
 func (s *Store) readLogWhole(p string, lf logFile) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := openLog(p, lf)
+	if errors.As(err, new(replacedError)) {
+		return nil, fmt.Errorf("%s was replaced while the index was compacted", p)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if dev, ino := fileID(fi); dev != lf.dev || ino != lf.ino {
-		return nil, fmt.Errorf("%s was replaced while the index was compacted", p)
-	}
 	b := make([]byte, lf.off)
 	if _, err := f.ReadAt(b, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)

@@ -370,6 +370,29 @@ func (l *indexLog) readLog(n int32, f *os.File, lf *logFile, total *int64) error
 	return nil
 }
 
+// openLog opens the log at p, which must still be the file lf was read
+// from: a *replacedError when it is gone or another file.
+func openLog(p string, lf logFile) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, replacedError{}
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		if dev, ino := fileID(fi); dev != lf.dev || ino != lf.ino {
+			err = replacedError{}
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
 // logChunk is how much of a log is read at a time.
 const logChunk = 1 << 20
 
@@ -401,21 +424,11 @@ func (l *indexLog) lookup(h Hash) (r record, ok bool) {
 func (s *Store) readEntry(buf []byte, r record) ([]byte, error) {
 	l := &s.ilog
 	p := filepath.Join(s.root, packsDir, l.names[r.log])
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return buf, replacedError{}
-	}
+	f, err := openLog(p, l.files[r.log])
 	if err != nil {
 		return buf, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return buf, err
-	}
-	if dev, ino := fileID(fi); dev != l.files[r.log].dev || ino != l.files[r.log].ino {
-		return buf, replacedError{}
-	}
 	start := len(buf)
 	buf = slices.Grow(buf, int(r.len))[:start+int(r.len)]
 	if _, err := f.ReadAt(buf[start:], r.off); err != nil {
