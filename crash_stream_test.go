@@ -42,10 +42,7 @@ func TestPackStreamKilled(t *testing.T) {
 		m, _ := filepath.Glob(filepath.Join(st, "objects", "packed", "*"+suffix))
 		return len(m) > 0
 	}
-	indexed := func(st string) int {
-		n, _ := os.ReadDir(filepath.Join(st, "packs"))
-		return len(n)
-	}
+	indexed := func(st string) int { return len(indexedPacks(st)) }
 	points := []struct {
 		name string
 		at   func(st string) bool

@@ -3,7 +3,6 @@ package ctx_test
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -63,10 +62,10 @@ func TestLogBesideRm(t *testing.T) {
 		t.Errorf("ctx log beside ctx rm: %s", w)
 	}
 	listed := logHashes(t, st)
+	index := indexedPacks(st)
 	back := 0
 	for _, h := range removed {
-		_, err := os.Lstat(filepath.Join(st, "packs", strings.TrimPrefix(h, "ctx://")))
-		if listed[h] || err == nil {
+		if listed[h] || index[strings.TrimPrefix(h, "ctx://")] {
 			back++
 		}
 	}

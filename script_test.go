@@ -87,6 +87,7 @@ func TestMain(m *testing.M) {
 		"ctx-suite":      func() { os.Exit(suitecmd.Main()) },
 		"ctx-tag":        func() { os.Exit(tagcmd.Main()) },
 		"ctx-verify":     func() { os.Exit(verifycmd.Main()) },
+		"indexrec":       func() { os.Exit(runIndexRec(os.Args[1:])) },
 		"jq":             func() { os.Exit(runJQ(os.Args[1:])) },
 		"maxrss":         func() { os.Exit(runMaxRSS(os.Args[1:])) },
 		"tcpcat":         func() { os.Exit(runCat("tcpcat", "tcp4", os.Args[1:])) },

@@ -122,6 +122,9 @@ func writeTree(dir string, files, total int) error {
 func writeTreeLog(tree, logPath string) error {
 	var inputs []map[string]string
 	err := filepath.WalkDir(tree, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir // the peer's repository, left by a run kept with -work
+		}
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -170,9 +173,10 @@ func writeRandomFile(path string, n int64) error {
 
 // writePacks fills the store dir (created if need be) with n small packs of
 // 1 to 7 steps, and their index entries, for ctx log. It writes the
-// documented layout directly (objects/ab/cd..., packs/<hex>) without
-// syncing (store.WriteIndex syncs every entry): a fixture need not survive
-// a crash, and ten thousand synced packs would take minutes to make.
+// objects directly (objects/ab/cd...) without syncing: a fixture need not
+// survive a crash, and ten thousand synced packs would take minutes to
+// make. The index entries go to the index log in one append, as a stream
+// of runs writes them.
 func writePacks(dir string, n int) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		return err
@@ -198,6 +202,7 @@ func writePacks(dir string, n int) error {
 	models := []string{"claude-opus-4-6", "gpt-4o", "gemini-2.5-pro"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var last store.Hash
+	var entries []pack.IndexEntry
 	for i := 0; i < n; i++ {
 		prompt, err := put([]byte(fmt.Sprintf("task %d: fix the failing test\n", i)))
 		if err != nil {
@@ -232,11 +237,11 @@ func writePacks(dir string, n int) error {
 		if _, err := put(canon); err != nil {
 			return err
 		}
-		entry := pack.NewIndexEntry(h, m, base.Add(time.Duration(i)*time.Second)).Encode()
-		if err := os.WriteFile(filepath.Join(dir, "packs", h.Hex()), entry, 0o644); err != nil {
-			return err
-		}
+		entries = append(entries, pack.NewIndexEntry(h, m, base.Add(time.Duration(i)*time.Second)))
 		last = h
+	}
+	if err := pack.WriteIndexEntries(st, entries); err != nil {
+		return err
 	}
 	return st.WriteRef(store.LatestRef, last)
 }

@@ -27,6 +27,7 @@ type command struct {
 	reps    int      // calls per sample, for commands of a few milliseconds; the sample is the time per call
 	finding bool     // exit 1 is a result (drift found), not a failure
 	alone   bool     // a ctx command shown for itself, with no ratio
+	base    bool     // the same ctx command of the -base build: compared with the peers, and a peer of this build's
 }
 
 // target is a ratio the project holds itself to: cmds[cmd] over cmds[peer]
@@ -78,6 +79,35 @@ type workload struct {
 	// rssLimit, when set, is the peak RSS this row's ctx commands may
 	// reach instead of the project's rssLimit (KiB).
 	rssLimit int64
+}
+
+// withBase adds, after w's commands, each ctx command of this build
+// (bin) again, run from the base build's directory: the two side by side
+// in one run, alternating as every command of a row does. Each target of
+// a ctx command holds for its base copy too, so both verdicts are listed.
+func (w workload) withBase(bin, base string) workload {
+	n := len(w.cmds)
+	copyOf := map[int]int{}
+	for j := 0; j < n; j++ {
+		c := w.cmds[j]
+		if c.peer != "" || !strings.Contains(strings.Join(c.argv, "\x00"), bin) {
+			continue
+		}
+		argv := make([]string, len(c.argv))
+		for i, a := range c.argv {
+			argv[i] = strings.ReplaceAll(a, bin, base)
+		}
+		c.argv, c.label, c.base = argv, c.label+" (base)", true
+		copyOf[j] = len(w.cmds)
+		w.cmds = append(w.cmds, c)
+	}
+	for _, t := range w.targets {
+		if k, ok := copyOf[t.cmd]; ok {
+			t.cmd = k
+			w.targets = append(w.targets, t)
+		}
+	}
+	return w
 }
 
 // sample is one timed run, or the median of several.
@@ -357,6 +387,14 @@ func render(results []result) string {
 				for k, p := range r.w.cmds {
 					if p.peer != "" {
 						vs = append(vs, fmt.Sprintf("%.3fx %s", ratio(med[j].wall, med[k].wall), p.peer))
+					}
+				}
+			}
+			if !c.base {
+				// This build against the base build's same command.
+				for k, p := range r.w.cmds {
+					if p.base && p.label == c.label+" (base)" {
+						vs = append(vs, fmt.Sprintf("%.3fx base", ratio(med[j].wall, med[k].wall)))
 					}
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -196,4 +197,55 @@ func (e benchEnv) memory() []workload {
 		ws = append(ws, w)
 	}
 	return ws
+}
+
+// inlineDocument: a log in document form with 5,000 inputs and 5,000
+// outputs given inline (about 147 MB), packed into a fresh store, with
+// the floor of its objects: the row of issue 44 whose peer is another
+// implementation of the same design (not run here).
+func (e benchEnv) inlineDocument() workload {
+	dir := filepath.Join(e.work, "document")
+	logPath := filepath.Join(dir, "run.json")
+	n := e.size.documentParts
+	return e.withFloor(workload{
+		name:    fmt.Sprintf("pack %s inline inputs + %s inline outputs", count(n), count(n)),
+		prepare: once(func() error { return writeDocumentLog(logPath, n, 147e6/(2*n)) }),
+		cmds: []command{
+			{label: "ctx pack run.json (fresh store)", argv: e.ctx("pack", "--no-sidecars", "run.json"), dir: dir, setup: e.freshStore(dir)},
+		},
+		note: "document form; every input and output given as content",
+	}, filepath.Join(dir, ".ctx"))
+}
+
+// writeDocumentLog writes a log in document form of n inputs and n
+// outputs, each about size bytes of text given inline.
+func writeDocumentLog(path string, n, size int) error {
+	r := rand.New(rand.NewPCG(44, 44))
+	return writeFile(path, func(w *bufio.Writer) error {
+		var text strings.Builder
+		part := func(kind string, i int) {
+			text.Reset()
+			tw := bufio.NewWriter(&text)
+			writeText(tw, r, size)
+			tw.Flush()
+			b, _ := json.Marshal(text.String())
+			fmt.Fprintf(w, `{"name":"%s/%05d.txt","content":%s}`, kind, i, b)
+		}
+		w.WriteString(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"bench"},"prompts":[{"content":"write the outputs"}],"inputs":[`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			part("in", i)
+		}
+		w.WriteString(`],"steps":[{"tool":"bash","parameters":{"command":"make"},"output":"ok"}],"outputs":[`)
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				w.WriteByte(',')
+			}
+			part("out", i)
+		}
+		_, err := w.WriteString("]}\n")
+		return err
+	})
 }

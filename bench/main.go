@@ -28,8 +28,12 @@ import (
 )
 
 func main() {
-	if len(os.Args) == 4 && os.Args[1] == floorMode {
-		if err := runFloor(os.Args[2], os.Args[3]); err != nil {
+	if (len(os.Args) == 4 || len(os.Args) == 5) && os.Args[1] == floorMode {
+		way := floorWays()[0]
+		if len(os.Args) == 5 {
+			way = os.Args[4]
+		}
+		if err := runFloor(os.Args[2], os.Args[3], way); err != nil {
 			fmt.Fprintln(os.Stderr, "bench -floor:", err)
 			os.Exit(1)
 		}
@@ -42,13 +46,14 @@ func main() {
 	extra := flag.Bool("extra", false, "also run the workloads outside the issue's table (verify, export, import, fsck)")
 	out := flag.String("out", "", "also write the table, with the machine's description, to this Markdown file")
 	work := flag.String("work", "", "directory for generated data (default: a new temporary directory, removed afterwards)")
+	base := flag.String("base", "", "also time the ctx commands of another build (its bin directory, e.g. one of the main branch) beside these, labelled (base): before and after in one run")
 	sizesFlag := flag.String("sizes", "", "MB of the Claude Code sessions of the peak RSS rows, comma-separated (default 50,100,200; 1,2 with -quick); 50,100 skips the 200 MB row")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "bench: unexpected argument %q (see -h)\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	opts := options{bin: *bin, runs: *runs, quick: *quick, only: *only, extra: *extra, out: *out, work: *work, sizes: *sizesFlag}
+	opts := options{bin: *bin, base: *base, runs: *runs, quick: *quick, only: *only, extra: *extra, out: *out, work: *work, sizes: *sizesFlag}
 	if err := run(opts); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
@@ -56,10 +61,10 @@ func main() {
 }
 
 type options struct {
-	bin, only, out, work string
-	sizes                string
-	runs                 int
-	quick, extra         bool
+	bin, base, only, out, work string
+	sizes                      string
+	runs                       int
+	quick, extra               bool
 }
 
 func run(o options) error {
@@ -125,8 +130,20 @@ func run(o options) error {
 	if rssTool == "" {
 		fmt.Fprintln(os.Stderr, "bench: warning: no GNU time at /usr/bin/time: peak RSS figures include the harness's own")
 	}
+	var absBase string
+	if o.base != "" {
+		if absBase, err = filepath.Abs(o.base); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(absBase, "ctx-pack")); err != nil {
+			return fmt.Errorf("-base: ctx-pack not found in %s", absBase)
+		}
+	}
 	var results []result
 	for _, w := range env.workloads() {
+		if absBase != "" {
+			w = w.withBase(absBin, absBase)
+		}
 		switch {
 		case re != nil && !re.MatchString(w.name):
 			continue

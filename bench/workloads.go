@@ -35,6 +35,7 @@ type sizes struct {
 	verifyFiles, verifyBig   int   // extra: ctx verify
 	storePacks, storeBig     int   // extra: export, import, fsck
 	suiteRuns, suiteSteps    int   // ctx pack - of a stream of runs, ctx suite
+	documentParts            int   // inline inputs, and as many outputs, of the document row
 	sessionMBs               []int // peak RSS rows: Claude Code sessions of these MB
 	captureSessions          int   // ctx capture: this many sessions
 	captureSessionBytes      int   // of about this size each
@@ -61,6 +62,7 @@ func fullSizes() sizes {
 		suiteRuns: 2000, suiteSteps: 40,
 		captureSessions: 1000, captureSessionBytes: 20e3,
 		restoreMB: 100,
+		documentParts: 5000,
 	}
 }
 
@@ -83,6 +85,7 @@ func quickSizes() sizes {
 		suiteRuns: 100, suiteSteps: 10,
 		captureSessions: 50, captureSessionBytes: 5e3,
 		restoreMB: 5,
+		documentParts: 100,
 	}
 }
 
@@ -103,6 +106,7 @@ func (e benchEnv) freshStore(dir string) func() error {
 func (e benchEnv) workloads() []workload {
 	var ws []workload
 	ws = append(ws, e.packTree()...)
+	ws = append(ws, e.inlineDocument())
 	ws = append(ws, e.packBigFile())
 	ws = append(ws, e.memory()...)
 	ws = append(ws, e.log())
@@ -204,7 +208,15 @@ func (e benchEnv) packTree() []workload {
 		},
 		targets: []target{{cmd: 0, peer: 1, max: 2}},
 	}
-	return append([]workload{e.withFloor(first, filepath.Join(dir, ".ctx")), repack}, e.inline(tree, prepare)...)
+	first = e.withFloor(first, filepath.Join(dir, ".ctx"))
+	sizes := e.floorSizes(first.name)
+	prepareSizes := func() error {
+		if _, err := os.Stat(sizes); err == nil {
+			return nil
+		}
+		return first.prepare()
+	}
+	return append([]workload{first, repack, e.durability(prepareSizes, sizes)}, e.inline(tree, prepare)...)
 }
 
 // packBigFile: one large file by path, against sha256sum and cp of it.

@@ -54,6 +54,8 @@ type Problem struct {
 	Kind   string `json:"kind"`
 	Object string `json:"object"`
 	Detail string `json:"detail"`
+
+	pack store.Hash // the pack of a bad_index problem, whose entry a repair rebuilds
 }
 
 // Options says what to check and what to repair.
@@ -125,6 +127,9 @@ func Check(st *store.Store, opts Options) (*Report, error) {
 	c.nameBad()
 	c.report.Packs = len(c.manifests)
 	c.repair()
+	if opts.RepairIndex {
+		c.compact()
+	}
 	sort.Slice(c.report.Problems, func(i, j int) bool {
 		a, b := c.report.Problems[i], c.report.Problems[j]
 		if a.Object != b.Object {
@@ -151,12 +156,12 @@ type checker struct {
 	bad       map[store.Hash]int             // damaged objects -> index of their problem
 	manifests map[store.Hash]pack.IndexEntry // intact manifests -> what their index entry must say
 	namers    map[store.Hash][]string        // missing and damaged objects -> who names them
-	indexed   map[store.Hash]bool            // packs with an index entry file
+	indexed   map[store.Hash]bool            // packs with an index entry, in the log or a file of packs/
 	removed   map[store.Hash]bool            // packs ctx rm took out of the index (removed/<hex>)
 	refs      []store.Entry
-	suites    []store.Entry // refs/suites/NAME (ctx suite)
-	index     []store.Entry
+	suites    []store.Entry       // refs/suites/NAME (ctx suite)
 	loose     map[store.Hash]bool // objects found under objects/ab/, checked there
+	planted   map[string]bool     // files of packs/ that are not regular files, reported by the walk
 }
 
 func (c *checker) add(kind, object, detail string) int {
@@ -219,6 +224,7 @@ func (c *checker) walk() error {
 	c.indexed = map[store.Hash]bool{}
 	c.removed = map[store.Hash]bool{}
 	c.loose = map[store.Hash]bool{}
+	c.planted = map[string]bool{}
 	err := c.st.Walk(func(e store.Entry) error {
 		c.entry(e, jobs)
 		return nil
@@ -244,7 +250,7 @@ func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
 		return
 	case e.Type.IsDir():
 		switch e.Kind {
-		case store.KindObject, store.KindIndex, store.KindRef, store.KindConfig:
+		case store.KindObject, store.KindIndex, store.KindIndexLog, store.KindRef, store.KindConfig:
 			i := c.add(NotRegular, e.Path, "a directory"+where(e))
 			c.markBad(e, i)
 		default:
@@ -262,9 +268,8 @@ func (c *checker) entry(e store.Entry, jobs chan<- store.Hash) {
 		jobs <- e.Hash
 	case store.KindPackfile:
 		c.packfile(e, jobs)
-	case store.KindIndex:
-		c.index = append(c.index, e)
-		c.indexed[e.Hash] = true
+	case store.KindIndex, store.KindIndexLog:
+		// Read with the rest of the index (checkIndex).
 	case store.KindRef:
 		c.refs = append(c.refs, e)
 	case store.KindSuite:
@@ -310,6 +315,8 @@ func where(e store.Entry) string {
 		return " where the store keeps object " + e.Hash.String()
 	case store.KindIndex:
 		return " where the store keeps the index entry of pack " + e.Hash.String()
+	case store.KindIndexLog:
+		return " where the store keeps its index log"
 	case store.KindRef:
 		return " where the store keeps a ref"
 	case store.KindConfig:
@@ -319,10 +326,13 @@ func where(e store.Entry) string {
 }
 
 func (c *checker) markBad(e store.Entry, problem int) {
-	if e.Kind == store.KindObject {
-		c.mu.Lock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch e.Kind {
+	case store.KindObject:
 		c.bad[e.Hash] = problem
-		c.mu.Unlock()
+	case store.KindIndex:
+		c.planted[e.Path] = true // reported; the pack has no entry there
 	}
 }
 
@@ -334,7 +344,7 @@ func strayDetail(p string) string {
 	case "objects":
 		return "a file in objects/ not named objects/ab/<62 lower-case hex>"
 	case "packs":
-		return "a file in packs/ not named packs/<64 lower-case hex>"
+		return "a file in packs/ that is neither packs/index-<16 hex>.log nor packs/<64 lower-case hex>"
 	case "refs":
 		return "a file in refs/ that is neither refs/latest nor refs/tags/NAME with a valid tag name"
 	}
@@ -529,26 +539,51 @@ func (c *checker) names(h store.Hash, who, kind, object string) {
 // checkIndex checks every index entry against its manifest, and finds the
 // manifests that have none.
 func (c *checker) checkIndex() {
-	for _, e := range c.index {
-		ie, err := pack.ReadIndexEntry(c.st, e.Hash)
-		var bad *pack.BadIndexEntryError
-		switch {
-		case errors.As(err, &bad):
-			c.add(BadIndex, e.Path, "it "+bad.Problem)
+	places, err := c.st.IndexPlaces()
+	if err != nil {
+		c.add(Unreadable, "packs/", text.UnwrapPath(err).Error())
+	}
+	type parsed struct {
+		ie      pack.IndexEntry
+		err     error // parsing it
+		readErr error // reading it
+	}
+	entries := make([]parsed, len(places))
+	c.st.ReadIndexEntries(places, func(i int, entry []byte, err error) {
+		if err != nil {
+			entries[i].readErr = err
+			return
+		}
+		entries[i].ie, entries[i].err = pack.ParseIndexEntry(places[i].Hash, entry)
+	})
+	for i, e := range places {
+		if c.planted[e.Where] {
 			continue
-		case errors.Is(err, store.ErrNotFound):
-			continue // removed (ctx rm) while fsck ran
-		case err != nil:
-			c.add(Unreadable, e.Path, err.Error())
+		}
+		c.indexed[e.Hash] = true
+		object, of := e.Where, ""
+		if object != "packs/"+e.Hash.Hex() {
+			of = "the entry of " + e.Hash.String() + ": " // in a log
+		}
+		if rerr := entries[i].readErr; rerr != nil {
+			if !errors.Is(rerr, store.ErrNotFound) { // else removed (ctx rm) while fsck ran
+				c.add(Unreadable, object, of+text.UnwrapPath(rerr).Error())
+			}
+			continue
+		}
+		ie, err := entries[i].ie, entries[i].err
+		var bad *pack.BadIndexEntryError
+		if errors.As(err, &bad) {
+			c.badIndex(e.Hash, object, of+"it "+bad.Problem)
 			continue
 		}
 		want, ok := c.manifests[e.Hash]
 		if !ok {
-			c.names(e.Hash, e.Path, BadIndex, e.Path)
+			c.names(e.Hash, object, BadIndex, object)
 			continue
 		}
 		if err := pack.CheckIndexEntry(ie, want); err != nil {
-			c.add(BadIndex, e.Path, "it is stale: "+err.Error())
+			c.badIndex(e.Hash, object, of+"it is stale: "+err.Error())
 		}
 	}
 	var young []store.Hash
@@ -580,6 +615,14 @@ func (c *checker) checkIndex() {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
+}
+
+// badIndex reports the index entry of pack h, kept at object, as wrong.
+func (c *checker) badIndex(h store.Hash, object, detail string) {
+	i := c.add(BadIndex, object, detail)
+	c.mu.Lock()
+	c.report.Problems[i].pack = h
+	c.mu.Unlock()
 }
 
 func (c *checker) unindexed(h store.Hash) {
@@ -678,7 +721,7 @@ func (c *checker) repair() {
 				break
 			}
 			entries = append(entries, e)
-			fixed[i], done[i] = true, "rebuilt packs/"+h.Hex()+" from the manifest"
+			fixed[i], done[i] = true, "rebuilt the index entry of "+h.String()+" from the manifest"
 		case c.opts.RepairIndex && p.Kind == BadCache:
 			if err := c.st.RemoveCache(pack.LogCache); err != nil {
 				p.Detail += "; repair failed: " + text.UnwrapPath(err).Error()
@@ -713,14 +756,49 @@ func (c *checker) repair() {
 	c.report.Problems = kept
 }
 
+// compact rewrites the index as one log, one record per pack, when the
+// store can be held alone at once (ctx gc does it otherwise): records
+// superseded and lines that fail their checksum go, the files of earlier
+// versions are folded in. A note says what changed.
+func (c *checker) compact() {
+	done, err := c.st.CompactIndex()
+	switch {
+	case errors.Is(err, store.ErrBusy):
+		return
+	case err != nil:
+		c.add(Unreadable, "packs/", "could not compact the index: "+text.UnwrapPath(err).Error())
+		return
+	case done.Logs <= 1 && done.Folded == 0 && done.Skipped == 0 && done.Records == done.Packs:
+		return // one record per pack already
+	}
+	entries := "entries"
+	if done.Packs == 1 {
+		entries = "entry"
+	}
+	detail := fmt.Sprintf("rewrote the index as one log of %d %s", done.Packs, entries)
+	if n := done.Records - done.Packs; n > 0 {
+		detail += fmt.Sprintf("; %s superseded or removed dropped", text.Plural(n, "record"))
+	}
+	if done.Skipped > 0 {
+		detail += fmt.Sprintf("; %s that failed its checksum dropped (a write cut short, or damage)", text.Plural(done.Skipped, "line"))
+	}
+	if done.Folded > 0 {
+		detail += fmt.Sprintf("; %s of packs/ folded in", text.Plural(done.Folded, "file"))
+	}
+	c.report.Repaired = append(c.report.Repaired, Problem{Kind: BadIndex, Object: "packs/", Detail: detail})
+}
+
 // repairable returns the pack whose index entry a problem is about, when its
 // manifest is intact so the entry can be rebuilt.
 func (c *checker) repairable(p Problem) (store.Hash, bool) {
 	var h store.Hash
 	var err error
-	if p.Kind == Unindexed {
+	switch {
+	case p.Kind == Unindexed:
 		h, err = store.ParseRef(p.Object)
-	} else {
+	case p.pack != store.Hash{}:
+		h = p.pack
+	default:
 		h, err = store.ParseHex(strings.TrimPrefix(p.Object, "packs/"))
 	}
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -48,9 +49,22 @@ func write(t *testing.T, path string, data []byte) {
 func kinds(rep *Report) string {
 	var out []string
 	for _, p := range rep.Problems {
-		out = append(out, p.Kind+" "+p.Object)
+		out = append(out, p.Kind+" "+logName().ReplaceAllString(p.Object, "index-*.log"))
 	}
 	return strings.Join(out, "\n")
+}
+
+// logName matches the name of an index log, which is random.
+func logName() *regexp.Regexp { return regexp.MustCompile(`index-[0-9a-f]{16}\.log`) }
+
+// indexLog is the path of st's one index log.
+func indexLog(t *testing.T, st *store.Store) string {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(st.Root(), "packs", store.IndexLogPrefix+"*"+store.IndexLogSuffix))
+	if len(logs) != 1 {
+		t.Fatalf("index logs: %v", logs)
+	}
+	return logs[0]
 }
 
 // Each kind of damage gives exactly the problems it should, naming what it
@@ -58,33 +72,72 @@ func kinds(rep *Report) string {
 func TestCheckFindsEachDamage(t *testing.T) {
 	shared := store.Sum([]byte("shared\n"))
 	tests := []struct {
-		name   string
-		damage func(t *testing.T, st *store.Store, a store.Hash)
-		want   func(a store.Hash) string
+		name    string
+		damage  func(t *testing.T, st *store.Store, a store.Hash)
+		want    func(a store.Hash) string
+		earlier bool // on the index as earlier versions wrote it, a file per pack
 	}{
-		{"intact", func(*testing.T, *store.Store, store.Hash) {}, func(store.Hash) string { return "" }},
+		{"intact", func(*testing.T, *store.Store, store.Hash) {}, func(store.Hash) string { return "" }, false},
 		{"corrupt blob", func(t *testing.T, st *store.Store, a store.Hash) {
 			write(t, st.ObjectPath(shared), []byte("SHARED\n"))
-		}, func(store.Hash) string { return "corrupt " + shared.String() }},
+		}, func(store.Hash) string { return "corrupt " + shared.String() }, false},
 		{"missing blob", func(t *testing.T, st *store.Store, a store.Hash) {
 			os.Remove(st.ObjectPath(shared))
-		}, func(store.Hash) string { return "missing " + shared.String() }},
+		}, func(store.Hash) string { return "missing " + shared.String() }, false},
 		{"corrupt manifest", func(t *testing.T, st *store.Store, a store.Hash) {
 			b, _ := st.ReadAll(a)
 			write(t, st.ObjectPath(a), append(b[:len(b)-1], ' '))
-		}, func(a store.Hash) string { return "corrupt " + a.String() }},
+		}, func(a store.Hash) string { return "corrupt " + a.String() }, false},
 		{"missing manifest", func(t *testing.T, st *store.Store, a store.Hash) {
 			os.Remove(st.ObjectPath(a))
-		}, func(a store.Hash) string { return "missing " + a.String() }},
+		}, func(a store.Hash) string { return "missing " + a.String() }, false},
 		{"index entry removed", func(t *testing.T, st *store.Store, a store.Hash) {
 			os.Remove(filepath.Join(st.Root(), "packs", a.Hex()))
-		}, func(a store.Hash) string { return "unindexed " + a.String() }},
+		}, func(a store.Hash) string { return "unindexed " + a.String() }, true},
 		{"index entry names another pack", func(t *testing.T, st *store.Store, a store.Hash) {
 			write(t, filepath.Join(st.Root(), "packs", a.Hex()), []byte(`{"hash":"`+shared.String()+`"}`))
-		}, func(a store.Hash) string { return "bad_index packs/" + a.Hex() }},
+		}, func(a store.Hash) string { return "bad_index packs/" + a.Hex() }, true},
+		{"index entry taken out of the log", func(t *testing.T, st *store.Store, a store.Hash) {
+			if err := st.DeleteIndex(a); err != nil {
+				t.Fatal(err)
+			}
+		}, func(a store.Hash) string { return "unindexed " + a.String() }, false},
+		{"index log record damaged", func(t *testing.T, st *store.Store, a store.Hash) {
+			p := indexLog(t, st)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := strings.Index(string(b), `"model":"m1"`)
+			b[i+len(`"model":"m`)] = '2'
+			write(t, p, b)
+		}, func(a store.Hash) string { return "unindexed " + a.String() }, false},
+		{"index entry in the log names another pack", func(t *testing.T, st *store.Store, a store.Hash) {
+			if err := st.WriteIndex(a, []byte(`{"hash":"`+shared.String()+`"}`)); err != nil {
+				t.Fatal(err)
+			}
+		}, func(a store.Hash) string { return "bad_index packs/index-*.log" }, false},
+		{"index entry in the log is stale", func(t *testing.T, st *store.Store, a store.Hash) {
+			b, err := st.ReadIndex(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.WriteIndex(a, []byte(strings.Replace(string(b), `"steps":1`, `"steps":2`, 1))); err != nil {
+				t.Fatal(err)
+			}
+		}, func(a store.Hash) string { return "bad_index packs/index-*.log" }, false},
+		{"symlinked index log", func(t *testing.T, st *store.Store, a store.Hash) {
+			p := indexLog(t, st)
+			os.Remove(p)
+			if err := os.Symlink("/etc/passwd", p); err != nil {
+				t.Fatal(err)
+			}
+		}, func(a store.Hash) string {
+			return "unreadable packs/\nsymlink packs/index-*.log\nunindexed " + a.String()
+		}, false},
 		{"index entry for a blob", func(t *testing.T, st *store.Store, a store.Hash) {
 			write(t, filepath.Join(st.Root(), "packs", shared.Hex()), []byte(`{"hash":"`+shared.String()+`"}`))
-		}, func(store.Hash) string { return "bad_index packs/" + shared.Hex() }},
+		}, func(store.Hash) string { return "bad_index packs/" + shared.Hex() }, false},
 		{"blob that looks like a manifest", func(t *testing.T, st *store.Store, a store.Hash) {
 			b := st.NewBatch()
 			if _, err := b.PutBytes([]byte(`{"created":"yesterday","model":"not a manifest"}`)); err != nil {
@@ -93,49 +146,52 @@ func TestCheckFindsEachDamage(t *testing.T) {
 			if err := b.Commit(); err != nil {
 				t.Fatal(err)
 			}
-		}, func(store.Hash) string { return "" }},
+		}, func(store.Hash) string { return "" }, false},
 		{"tmp directory missing", func(t *testing.T, st *store.Store, a store.Hash) {
 			os.Remove(filepath.Join(st.Root(), "tmp"))
-		}, func(store.Hash) string { return "layout tmp/" }},
+		}, func(store.Hash) string { return "layout tmp/" }, false},
 		{"config damaged", func(t *testing.T, st *store.Store, a store.Hash) {
 			write(t, st.ConfigPath(), []byte(`{"version": 2}`))
-		}, func(store.Hash) string { return "layout config.json" }},
+		}, func(store.Hash) string { return "layout config.json" }, false},
 		{"old temporary file", func(t *testing.T, st *store.Store, a store.Hash) {
 			p := filepath.Join(st.Root(), "tmp", "obj-1")
 			write(t, p, nil)
 			old := time.Now().Add(-48 * time.Hour)
 			os.Chtimes(p, old, old)
-		}, func(store.Hash) string { return "tmp tmp/obj-1" }},
+		}, func(store.Hash) string { return "tmp tmp/obj-1" }, false},
 		{"fresh temporary file", func(t *testing.T, st *store.Store, a store.Hash) {
 			write(t, filepath.Join(st.Root(), "refs", ".tmp-1"), nil)
-		}, func(store.Hash) string { return "" }},
+		}, func(store.Hash) string { return "" }, false},
 		{"draft and unknown files", func(t *testing.T, st *store.Store, a store.Hash) {
 			write(t, filepath.Join(st.DraftsDir(), "x.json"), []byte("{}"))
 			write(t, filepath.Join(st.Root(), "description"), []byte("mine"))
-		}, func(store.Hash) string { return "" }},
+		}, func(store.Hash) string { return "" }, false},
 		{"file where refs/ belongs", func(t *testing.T, st *store.Store, a store.Hash) {
 			if err := os.RemoveAll(filepath.Join(st.Root(), "refs")); err != nil {
 				t.Fatal(err)
 			}
 			write(t, filepath.Join(st.Root(), "refs"), []byte("x"))
-		}, func(store.Hash) string { return "stray refs" }},
+		}, func(store.Hash) string { return "stray refs" }, false},
 		{"symlinked index entry", func(t *testing.T, st *store.Store, a store.Hash) {
 			p := filepath.Join(st.Root(), "packs", a.Hex())
 			os.Remove(p)
 			if err := os.Symlink("/etc/passwd", p); err != nil {
 				t.Fatal(err)
 			}
-		}, func(a store.Hash) string { return "symlink packs/" + a.Hex() + "\nunindexed " + a.String() }},
+		}, func(a store.Hash) string { return "symlink packs/" + a.Hex() + "\nunindexed " + a.String() }, true},
 		{"symlink in drafts", func(t *testing.T, st *store.Store, a store.Hash) {
 			if err := os.Symlink("/etc/passwd", filepath.Join(st.DraftsDir(), "x.json")); err != nil {
 				t.Fatal(err)
 			}
-		}, func(store.Hash) string { return "symlink drafts/x.json" }},
+		}, func(store.Hash) string { return "symlink drafts/x.json" }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			st := storetest.New(t)
 			a := packLog(t, st, logN(1))
+			if tt.earlier {
+				st = storetest.EarlierIndex(t, st)
+			}
 			tt.damage(t, st, a)
 			// Two minutes on, so the pack is not taken for one being
 			// published now.
@@ -203,11 +259,27 @@ func TestCheckDuringConcurrentPacks(t *testing.T) {
 // Repairs change only index entries and temporary files, and a repaired
 // problem is no longer reported.
 func TestRepair(t *testing.T) {
+	for _, earlier := range []bool{false, true} {
+		t.Run(fmt.Sprintf("earlier=%v", earlier), func(t *testing.T) { testRepair(t, earlier) })
+	}
+}
+
+func testRepair(t *testing.T, earlier bool) {
 	st := storetest.New(t)
 	a := packLog(t, st, logN(1))
 	b := packLog(t, st, logN(2))
-	os.Remove(filepath.Join(st.Root(), "packs", a.Hex()))
-	write(t, filepath.Join(st.Root(), "packs", b.Hex()), []byte("{"))
+	if earlier {
+		st = storetest.EarlierIndex(t, st)
+		os.Remove(filepath.Join(st.Root(), "packs", a.Hex()))
+		write(t, filepath.Join(st.Root(), "packs", b.Hex()), []byte("{"))
+	} else {
+		if err := st.DeleteIndex(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.WriteIndex(b, []byte("{")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	os.Remove(st.ObjectPath(store.Sum([]byte("own 2\n"))))
 	tmp := filepath.Join(st.Root(), "tmp", "obj-9")
 	write(t, tmp, nil)
@@ -219,8 +291,16 @@ func TestRepair(t *testing.T) {
 	if got, want := kinds(rep), "missing "+store.Sum([]byte("own 2\n")).String(); got != want {
 		t.Fatalf("problems after repair:\n%s\nwant:\n%s", got, want)
 	}
-	if len(rep.Repaired) != 3 {
+	// Two entries, the temporary file, and the index rewritten as one log
+	// (the earlier version's remaining file folded in).
+	if len(rep.Repaired) != 4 || !strings.HasPrefix(rep.Repaired[3].Detail, "rewrote the index as one log of 2 entries") {
 		t.Fatalf("repaired = %+v", rep.Repaired)
+	}
+	if earlier != strings.Contains(rep.Repaired[3].Detail, "1 file of packs/ folded in") {
+		t.Fatalf("compaction: %s", rep.Repaired[3].Detail)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(st.Root(), "packs")); len(ents) != 1 || !logName().MatchString(ents[0].Name()) {
+		t.Fatalf("packs/ after --repair-index: %v", ents)
 	}
 	for _, h := range []store.Hash{a, b} {
 		raw, err := st.ReadIndex(h)

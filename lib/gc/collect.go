@@ -169,6 +169,11 @@ func Collect(st *store.Store, opts Options) (*Report, error) {
 	swept := x.SweepTemps()
 	c.report.TempsRemoved = swept.Files
 	c.report.BytesFreed += swept.Bytes
+	// Alone in the store: the index is rewritten as one log, one record
+	// per pack (entries of earlier versions folded in).
+	if _, err := x.CompactIndex(); err != nil {
+		c.problem(Unreadable, "packs/", "could not compact the index: "+text.UnwrapPath(err).Error())
+	}
 	return c.finish(), nil
 }
 
@@ -246,13 +251,13 @@ func (c *collector) peek(h store.Hash) *object {
 func (c *collector) mark() error {
 	c.marked = map[store.Hash]bool{}
 	c.loaded = map[store.Hash]bool{}
-	idx, err := c.st.IndexedPacks()
+	idx, err := c.st.IndexPlaces()
 	if err != nil {
 		return fmt.Errorf("cannot read the index: %w", err)
 	}
 	c.indexed = map[store.Hash]bool{}
-	for _, h := range idx {
-		c.indexed[h] = true
+	for _, e := range idx {
+		c.indexed[e.Hash] = true
 	}
 	rem, err := c.st.RemovedPacks()
 	if err != nil {
@@ -262,9 +267,9 @@ func (c *collector) mark() error {
 	for _, h := range rem {
 		c.removed[h] = true
 	}
-	sort.Slice(idx, func(i, j int) bool { return idx[i].Hex() < idx[j].Hex() })
-	for _, h := range idx {
-		c.root(h, "packs/"+h.Hex(), BadIndex)
+	sort.Slice(idx, func(i, j int) bool { return idx[i].Hash.Hex() < idx[j].Hash.Hex() })
+	for _, e := range idx {
+		c.root(e.Hash, e.Where, BadIndex)
 	}
 	c.refs()
 	c.drafts()

@@ -36,27 +36,27 @@ func CheckLogCache(st *store.Store) error {
 	case err != nil:
 		return err
 	}
-	hashes, err := st.IndexedPacks()
+	stored, err := st.IndexPlaces()
 	if err != nil {
 		return err
 	}
-	if len(hashes) != len(entries) {
-		return fmt.Errorf("it lists %d packs, packs/ has %d", len(entries), len(hashes))
+	if len(stored) != len(entries) {
+		return fmt.Errorf("it lists %d packs, the index has %d", len(entries), len(stored))
 	}
-	read := readEntries(st, hashes)
-	index := make(map[store.Hash]*readResult, len(hashes))
-	for i, h := range hashes {
-		index[h] = &read[i]
+	read := readEntries(st, stored)
+	index := make(map[store.Hash]int, len(stored))
+	for i, se := range stored {
+		index[se.Hash] = i
 	}
 	for _, e := range entries {
-		r, ok := index[e.Hash]
+		i, ok := index[e.Hash]
 		switch {
 		case !ok:
-			return fmt.Errorf("it lists pack %s, which packs/ does not", e.Hash)
-		case r.err != nil:
+			return fmt.Errorf("it lists pack %s, which the index does not", e.Hash)
+		case read[i].err != nil:
 			continue // a damaged entry is a problem of its own
-		case !reflect.DeepEqual(e.IndexEntry, r.entry.IndexEntry):
-			return fmt.Errorf("what it says of pack %s is not what packs/%s says", e.Hash, e.Hash.Hex())
+		case !reflect.DeepEqual(e.IndexEntry, read[i].entry.IndexEntry):
+			return fmt.Errorf("what it says of pack %s is not what %s says", e.Hash, stored[i].Where)
 		}
 	}
 	return nil

@@ -3,7 +3,6 @@ package pack
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -110,64 +109,6 @@ func (p Published) Report() PublishReport {
 		ObjectsWritten: p.Stats.Written, ObjectsReused: p.Stats.Reused, BytesWritten: p.Stats.BytesWritten}
 }
 
-// Publish finishes a pack: the batch's blobs are made durable and visible
-// first, then the manifest object, then its index entry, then refs/latest
-// and the tags. A crash at any point leaves no manifest without its blobs
-// and no ref without its manifest.
-func Publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, now time.Time) (Published, error) {
-	return publish(st, batch, m, tags, false, now)
-}
-
-// publish is Publish; keepTags refuses to move a tag that names another
-// pack (*TagExistsError, once the pack is stored and indexed).
-func publish(st *store.Store, batch *store.Batch, m *Manifest, tags []string, keepTags bool, now time.Time) (Published, error) {
-	var p Published
-	// Held across the commit of the blobs and the manifest's linking, so
-	// ctx gc never sees the blobs without the pack that names them.
-	unlock, err := st.LockWrites()
-	if err != nil {
-		return p, err
-	}
-	defer unlock()
-	for _, t := range tags {
-		if err := store.CheckTagName(t); err != nil {
-			return p, err
-		}
-	}
-	h, written, size, err := publishManifest(st, batch, m, &p)
-	if err != nil {
-		return p, err
-	}
-	if written {
-		p.Stats.Written++
-		p.Stats.BytesWritten += size
-	} else {
-		p.Stats.Reused++
-	}
-	indexed := false
-	if written || !IndexCurrent(st, h, m) {
-		e := NewIndexEntry(h, m, now)
-		e.Subject = Subject(st, m)
-		if err := st.WriteIndex(h, e.Encode()); err != nil {
-			return p, fmt.Errorf("cannot write the index entry of %s: %w", h, err)
-		}
-		indexed = true
-	}
-	for _, ref := range append([]string{store.LatestRef}, tags...) {
-		moved, err := moveRef(st, ref, h, keepTags)
-		if err != nil {
-			return p, err
-		}
-		if moved && ref == store.LatestRef && !indexed {
-			if err := restamp(st, h, now); err != nil {
-				return p, err
-			}
-		}
-	}
-	m.Hash = h.String()
-	return p, nil
-}
-
 // SetLatest makes refs/latest name h, as Publish does for a pack it makes;
 // ctx import and ctx pull call it for the pack they bring in. It reports
 // whether the ref moved. The caller holds store.LockWrites and has indexed h.
@@ -232,35 +173,6 @@ func (e *TagExistsError) ErrorHints() []string {
 	return []string{fmt.Sprintf("use -f to move it; pack %s is stored and indexed, and 'ctx tag -f %s %s' moves the tag to it", e.To.URI(), e.Name, e.To.Short())}
 }
 
-// publishManifest commits the batch and stores m's manifest object. A
-// manifest in memory is encoded first, so its name is known (p.Hash) even
-// when the commit fails; one whose steps are in a scratch file is streamed
-// into the store after the commit, and named once written.
-func publishManifest(st *store.Store, batch *store.Batch, m *Manifest, p *Published) (h store.Hash, written bool, size int64, err error) {
-	if m.spill != nil {
-		if err := batch.Commit(); err != nil {
-			return h, false, 0, err
-		}
-		p.Stats = batch.Stats()
-		h, size, written, err = st.PutObjectFrom(func(w io.Writer) error { return EncodeTo(w, m) })
-		if err == nil {
-			p.Hash = h
-		}
-		return h, written, size, err
-	}
-	canon, h, err := Encode(m)
-	if err != nil {
-		return h, false, 0, err
-	}
-	p.Hash = h
-	if err := batch.Commit(); err != nil {
-		return h, false, 0, err
-	}
-	p.Stats = batch.Stats()
-	_, written, err = st.PutObject(canon)
-	return h, written, int64(len(canon)), err
-}
-
 // IndexCurrent reports whether the store already has an index entry of
 // pack h that describes its manifest m. Packing or importing a run again
 // keeps that entry with its stored time, so the index and the caches of
@@ -290,13 +202,13 @@ func HasIndexEntry(st *store.Store, h store.Hash) bool {
 func IndexedPacks(st *store.Store) ([]store.Hash, error) { return st.IndexedPacks() }
 
 // WriteIndexEntries writes many entries at once, for imports and repairs:
-// one sync makes them all durable (store.WriteIndexes).
+// one append to the index log, one sync (store.WriteIndexes).
 func WriteIndexEntries(st *store.Store, entries []IndexEntry) error {
-	b := make(map[store.Hash][]byte, len(entries))
-	for _, e := range entries {
-		b[e.Hash] = e.Encode()
+	recs := make([]store.IndexRecord, len(entries))
+	for i, e := range entries {
+		recs[i] = store.IndexRecord{Hash: e.Hash, Entry: e.Encode()}
 	}
-	return st.WriteIndexes(b)
+	return st.WriteIndexes(recs)
 }
 
 // Reindex rebuilds the index entry of pack h from its manifest (verified),

@@ -3,8 +3,6 @@ package pack
 import (
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/contextsubstrate/ctx/lib/store"
@@ -44,7 +42,7 @@ type IndexProblem struct {
 
 // Error says what is wrong with the entry and why it could not be rebuilt.
 func (p IndexProblem) Error() string {
-	return fmt.Sprintf("index entry packs/%s: %v; cannot rebuild it: %v", p.Hash.Hex(), p.Listed, p.Err)
+	return fmt.Sprintf("index entry of %s: %v; cannot rebuild it: %v", p.Hash, p.Listed, p.Err)
 }
 
 // Index is the packs/ index of a store, read in full.
@@ -100,17 +98,17 @@ func readIndex(st *store.Store, now time.Time, compareNames bool) (*Index, error
 		}
 	}
 
-	hashes, err := st.IndexedPacks()
+	stored, err := st.IndexPlaces()
 	if err != nil {
 		return nil, err
 	}
-	ix := &Index{Entries: make([]Listed, 0, len(hashes))}
-	read := readEntries(st, hashes)
+	ix := &Index{Entries: make([]Listed, 0, len(stored))}
+	read := readEntries(st, stored)
 	rp := repairer{st: st}
-	for i, h := range hashes {
+	for i, se := range stored {
 		e, err := read[i].entry, read[i].err
 		if err != nil {
-			rp.fix(ix, h, err)
+			rp.fix(ix, se.Hash, err)
 			continue
 		}
 		ix.Entries = append(ix.Entries, e)
@@ -148,25 +146,29 @@ type readResult struct {
 	err   error
 }
 
-// readEntries reads the entries of hashes with a few goroutines: the time
-// goes into system calls (open, stat, read, close per entry), which
-// overlap.
-func readEntries(st *store.Store, hashes []store.Hash) []readResult {
-	out := make([]readResult, len(hashes))
-	workers := min(runtime.GOMAXPROCS(0), 4, len(hashes)/512+1)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var buf []byte
-			for i := w; i < len(hashes); i += workers {
-				out[i].entry, buf, out[i].err = readEntry(st, hashes[i], buf[:0])
-			}
-		}()
-	}
-	wg.Wait()
+// readEntries reads and parses the entries of the index (ReadIndexEntries:
+// a log a chunk at a time, the files of an earlier version a few at a
+// time), each parsed as it is read so that no more than a chunk of the
+// raw index is held at once.
+func readEntries(st *store.Store, places []store.IndexPlace) []readResult {
+	out := make([]readResult, len(places))
+	st.ReadIndexEntries(places, func(i int, entry []byte, err error) {
+		if err != nil {
+			out[i].err = err
+			return
+		}
+		out[i].entry, out[i].err = parseEntry(places[i].Hash, entry)
+	})
 	return out
+}
+
+// parseEntry parses and checks the index entry of pack h.
+func parseEntry(h store.Hash, entry []byte) (Listed, error) {
+	ie, err := ParseIndexEntry(h, entry)
+	if err != nil {
+		return Listed{}, err
+	}
+	return checkEntry(ie)
 }
 
 // readEntry reads and checks the index entry of h, using buf for the bytes
@@ -176,11 +178,7 @@ func readEntry(st *store.Store, h store.Hash, buf []byte) (Listed, []byte, error
 	if err != nil {
 		return Listed{}, b, err
 	}
-	ie, err := ParseIndexEntry(h, b)
-	if err != nil {
-		return Listed{}, b, err
-	}
-	e, err := checkEntry(ie)
+	e, err := parseEntry(h, b)
 	return e, b, err
 }
 

@@ -291,7 +291,7 @@ func TestAdoptIndexesPacksNamedByRefs(t *testing.T) {
 	st := storetest.New(t)
 	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
 	h := storedHash(t, m)
-	if err := os.Remove(filepath.Join(st.Root(), "packs", h.Hex())); err != nil {
+	if err := st.DeleteIndex(h); err != nil { // as a crash before the entry leaves it
 		t.Fatal(err)
 	}
 	ix, err := ReadIndex(st, time.Now())
@@ -391,19 +391,27 @@ func TestParseSince(t *testing.T) {
 }
 
 // BenchmarkReadIndex reads an index of 10,000 entries, from the cache and
-// from the entries themselves (what ctx log does after packs/ changed).
+// from the entries themselves (what ctx log does after the index
+// changed): in an index log, and in the files of an earlier version.
 func BenchmarkReadIndex(b *testing.B) {
+	for _, form := range []string{"log", "files"} {
+		b.Run(form, func(b *testing.B) { benchmarkReadIndex(b, form == "files") })
+	}
+}
+
+func benchmarkReadIndex(b *testing.B, earlier bool) {
 	st := storetest.New(b)
-	dir := filepath.Join(st.Root(), "packs")
 	stored := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var entries []IndexEntry
 	for i := 0; i < 10000; i++ {
 		h := store.Sum([]byte(fmt.Sprint(i)))
-		e := IndexEntry{Hash: h, Created: stored.Add(time.Duration(i) * time.Minute).Format(time.RFC3339), Model: []string{"a", "b", "c"}[i%3], Steps: i % 20, Stored: stored.Format(time.RFC3339Nano)}
-		buf, _ := json.Marshal(e)
-		// Written directly: ten thousand synced writes would take minutes.
-		if err := os.WriteFile(filepath.Join(dir, h.Hex()), append(buf, '\n'), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		entries = append(entries, IndexEntry{Hash: h, Created: stored.Add(time.Duration(i) * time.Minute).Format(time.RFC3339), Model: []string{"a", "b", "c"}[i%3], Steps: i % 20, Stored: stored.Format(time.RFC3339Nano)})
+	}
+	if err := WriteIndexEntries(st, entries); err != nil {
+		b.Fatal(err)
+	}
+	if earlier {
+		st = storetest.EarlierIndex(b, st)
 	}
 	later := time.Now().Add(time.Hour)
 	b.Run("cached", func(b *testing.B) {
@@ -434,12 +442,15 @@ func BenchmarkReadIndex(b *testing.B) {
 	})
 }
 
-// An entry that cannot be rewritten (here a directory stands in its place)
-// is still listed from its manifest, and the failure to save it is kept.
-func TestReadIndexListsEntriesItCannotSave(t *testing.T) {
+// In a store whose index an earlier version wrote, an entry that cannot
+// be read (here a directory stands in its place, which cannot be replaced)
+// is listed from its manifest and rebuilt into the index log, which the
+// next reader takes instead of the directory.
+func TestReadIndexRebuildsIntoTheLog(t *testing.T) {
 	st := storetest.New(t)
 	m := packLog(t, st, `{"created": "2026-01-01T00:00:00Z", "model": {"identifier": "a"}, "prompts": [], "steps": []}`)
 	h := storedHash(t, m)
+	st = storetest.EarlierIndex(t, st)
 	p := filepath.Join(st.Root(), "packs", h.Hex())
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
@@ -451,8 +462,16 @@ func TestReadIndexListsEntriesItCannotSave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ix.Entries) != 1 || ix.Entries[0].Model != "a" || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Unsaved == nil || len(ix.Problems) != 0 {
+	if len(ix.Entries) != 1 || ix.Entries[0].Model != "a" || len(ix.Rebuilt) != 1 || ix.Rebuilt[0].Unsaved != nil || len(ix.Problems) != 0 {
 		t.Fatalf("entries=%+v rebuilt=%+v problems=%+v", ix.Entries, ix.Rebuilt, ix.Problems)
+	}
+	fresh, err := store.Open(st.Root())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err = ReadIndex(fresh, time.Now())
+	if err != nil || len(ix.Entries) != 1 || len(ix.Rebuilt) != 0 || ix.Entries[0].Hash != h {
+		t.Fatalf("read again: err=%v entries=%+v rebuilt=%+v", err, ix.Entries, ix.Rebuilt)
 	}
 }
 

@@ -238,46 +238,22 @@ func (s *Saver) commit(batch *store.Batch, runs []waiting, stop func()) ([]Saved
 	if stop != nil {
 		defer stop()
 	}
-	last := make([]store.Hash, len(runs))
+	hashes := make([]store.Hash, len(runs))
+	ms := make([]*Manifest, len(runs))
+	written := make([]bool, len(runs))
 	for i, w := range runs {
-		last[i] = w.hash
+		hashes[i], ms[i], written[i] = w.hash, w.res.Manifest, w.written
+		w.res.Manifest.Hash = w.hash.String()
 	}
-	if err := batch.CommitLast(last); err != nil {
-		return nil, publishError(s.st, store.Hash{}, err)
-	}
+	// One commit: the runs' objects and manifests, then their index
+	// entries and refs/latest (and the tags) once, naming the last run.
+	last := hashes[len(hashes)-1]
+	pub := publication(s.st, hashes, last, s.opts.Tags, s.opts.KeepTags)
 	now := time.Now()
-	var entries []IndexEntry
-	seen := map[store.Hash]bool{}
-	for _, w := range runs {
-		m := w.res.Manifest
-		m.Hash = w.hash.String()
-		if !seen[w.hash] && (w.written || !IndexCurrent(s.st, w.hash, m)) {
-			e := NewIndexEntry(w.hash, m, now)
-			e.Subject = Subject(s.st, m)
-			entries = append(entries, e)
-		}
-		seen[w.hash] = true
-	}
-	if err := WriteIndexEntries(s.st, entries); err != nil {
-		return nil, publishError(s.st, runs[0].hash, fmt.Errorf("cannot write the index entries: %w", err))
-	}
-	h := runs[len(runs)-1].hash
-	indexed := false
-	for _, e := range entries {
-		indexed = indexed || e.Hash == h
-	}
-	for _, ref := range append([]string{store.LatestRef}, s.opts.Tags...) {
-		moved, err := moveRef(s.st, ref, h, s.opts.KeepTags)
-		if err != nil {
-			return nil, publishError(s.st, h, err)
-		}
-		// As Publish: a pack packed again that refs/latest moves to is
-		// stamped with this time, so ctx log lists it first.
-		if moved && ref == store.LatestRef && !indexed {
-			if err := restamp(s.st, h, now); err != nil {
-				return nil, publishError(s.st, h, err)
-			}
-		}
+	pub.Index = func() ([]store.IndexRecord, error) { return pub.records(s.st, ms, hashes, written, now) }
+	err := keptTag(batch.CommitPublish(pub.Publication), last)
+	if exists := (*TagExistsError)(nil); err != nil && !errors.As(err, &exists) {
+		return nil, publishError(s.st, last, err)
 	}
 	out := make([]Saved, len(runs))
 	for i, w := range runs {
@@ -290,7 +266,7 @@ func (s *Saver) commit(batch *store.Batch, runs []waiting, stop func()) ([]Saved
 		}
 		out[i] = Saved{Result: w.res, Published: p}
 	}
-	return out, nil
+	return out, err // nil, or the tag left as it was: every run is stored
 }
 
 func (s *Saver) stopInterrupt() {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -225,5 +226,58 @@ func BenchmarkBatchPutFileAgain(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkWriteIndexes writes the index entries of a batch of 512 runs
+// of a stream, as its commit does: one append to the index log, one sync.
+func BenchmarkWriteIndexes(b *testing.B) {
+	recs := make([]IndexRecord, 512)
+	for i := range recs {
+		h := Sum([]byte(fmt.Sprint(i)))
+		recs[i] = IndexRecord{Hash: h, Entry: []byte(fmt.Sprintf(`{"hash":"%s","created":"2026-01-01T00:00:00Z","model":"m","steps":40,"parent":null,"stored":"2026-01-01T00:00:00Z","subject":"task-%04d"}`, h, i))}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		st := benchStore(b)
+		b.StartTimer()
+		if err := st.WriteIndexes(recs); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIndexEntries reads an index of 50,000 entries from its log, as
+// ctx log does without its cache, and as a hash prefix does for the names.
+func BenchmarkIndexEntries(b *testing.B) {
+	st := benchStore(b)
+	recs := make([]IndexRecord, 50000)
+	for i := range recs {
+		h := Sum([]byte(fmt.Sprint(i)))
+		recs[i] = IndexRecord{Hash: h, Entry: []byte(fmt.Sprintf(`{"hash":"%s","created":"2026-01-01T00:00:00Z","model":"m","steps":40,"parent":null,"stored":"2026-01-01T00:00:00Z","subject":"task-%04d"}`, h, i))}
+	}
+	if err := st.WriteIndexes(recs); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		fresh, err := Open(st.Root())
+		if err != nil {
+			b.Fatal(err)
+		}
+		places, err := fresh.IndexPlaces()
+		if err != nil || len(places) != len(recs) {
+			b.Fatalf("%d entries, %v", len(places), err)
+		}
+		var n atomic.Int64
+		fresh.ReadIndexEntries(places, func(_ int, entry []byte, err error) {
+			if err == nil {
+				n.Add(int64(len(entry)))
+			}
+		})
+		if n.Load() == 0 {
+			b.Fatal("nothing read")
+		}
 	}
 }

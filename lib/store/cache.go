@@ -64,9 +64,11 @@ func (s *Store) WriteCache(name string, data []byte) error {
 	return s.writeFileAtomic(filepath.Join(dir, name), data, 0o666)
 }
 
-// IndexStamp identifies a state of the packs/ directory, for caches of the
-// index: whenever an entry is added, replaced or removed, the directory gets
-// a new modification time and, where the platform reports it, a new inode
+// IndexStamp identifies a state of the index, for caches of it: whenever
+// an entry is appended to a log, the log gets a new size, modification
+// and inode change time; whenever a file of packs/ (a log, or an earlier
+// version's entry) is added, replaced or removed, the directory gets a new
+// modification time and, where the platform reports it, a new inode
 // change time, which no program can set back.
 type IndexStamp struct {
 	// Key is the identity of the directory and its times, as one word; ""
@@ -82,16 +84,38 @@ type IndexStamp struct {
 	Complete bool
 }
 
-// IndexStamp returns the stamp of packs/ as it is now.
+// IndexStamp returns the stamp of the index as it is now: of packs/ and
+// of each log in it.
 func (s *Store) IndexStamp() (IndexStamp, error) {
-	fi, err := os.Stat(filepath.Join(s.root, packsDir))
+	dir := filepath.Join(s.root, packsDir)
+	fi, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return IndexStamp{}, nil
 		}
 		return IndexStamp{}, err
 	}
-	return stampOf(fi), nil
+	stamp := stampOf(fi)
+	names, err := s.indexLogNames()
+	if err != nil {
+		return IndexStamp{}, err
+	}
+	for _, n := range names {
+		fi, err := os.Lstat(filepath.Join(dir, n))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // compacted: packs/ changed too
+		}
+		if err != nil {
+			return IndexStamp{}, err
+		}
+		ls := stampOf(fi)
+		stamp.Key += fmt.Sprintf(",%s.%d.%s", n, fi.Size(), ls.Key)
+		stamp.Complete = stamp.Complete && ls.Complete
+		if ls.Changed.After(stamp.Changed) {
+			stamp.Changed = ls.Changed
+		}
+	}
+	return stamp, nil
 }
 
 // RemoveCache removes cache file name; one that is not there is no error.

@@ -91,7 +91,9 @@ func TestPlantedDirectories(t *testing.T) {
 		}},
 		{"packs", ops{
 			"an index entry": func(st *store.Store) error { return st.WriteIndex(fh, []byte("{}")) },
-			"index entries":  func(st *store.Store) error { return st.WriteIndexes(map[store.Hash][]byte{fh: []byte("{}")}) },
+			"index entries": func(st *store.Store) error {
+				return st.WriteIndexes([]store.IndexRecord{{Hash: fh, Entry: []byte("{}")}})
+			},
 		}, ops{
 			"an index entry": func(st *store.Store) error { _, err := st.ReadIndex(h); return err },
 			"the index":      func(st *store.Store) error { _, err := st.IndexedPacks(); return err },

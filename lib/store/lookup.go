@@ -40,6 +40,10 @@ type layout interface {
 	// remove deletes every copy of h held (ctx gc, holding the store
 	// alone) and returns its size; 0 and no error when none is held.
 	remove(x *Exclusive, h Hash) (int64, error)
+	// dir is the directory whose entry names h where the layout holds it
+	// (objects/ab/, objects/packed/): a writer that names h because it
+	// found it there syncs that directory with its commit.
+	dir(h Hash) string
 }
 
 // located is an object found in a layout: its bytes as they lie, its
@@ -65,6 +69,19 @@ func (s *Store) locate(h Hash) (located, error) {
 // stat returns h's size, from where it lies; see layout.size for sure.
 func (s *Store) stat(h Hash, sure bool) (int64, error) {
 	return first(s, h, func(l layout) (int64, error) { return l.size(h, sure) })
+}
+
+// statDir is stat, also saying which directory's entry names h.
+func (s *Store) statDir(h Hash, sure bool) (int64, string, error) {
+	type found struct {
+		n   int64
+		dir string
+	}
+	f, err := first(s, h, func(l layout) (found, error) {
+		n, err := l.size(h, sure)
+		return found{n, l.dir(h)}, err
+	})
+	return f.n, f.dir, err
 }
 
 // first returns the answer of the first layout that holds h.

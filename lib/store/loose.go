@@ -21,6 +21,8 @@ func (looseLayout) where(h Hash) string {
 	return objectsDir + "/" + hx[:2] + "/" + hx[2:]
 }
 
+func (l looseLayout) dir(h Hash) string { return filepath.Dir(l.s.objectPath(h)) }
+
 // checkDir refuses the lookup of h when its objects/ab/ is something
 // planted (a symlink or a file) rather than a directory: the store never
 // reads through it. An absent directory passes: h is then not found.

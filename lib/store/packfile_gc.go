@@ -122,9 +122,34 @@ func (s *Store) rewritePackfile(name string, keep []PackfileEntry, stored time.T
 	if err := pw.closeData(); err != nil {
 		return err
 	}
-	if err := syncStore(s.root, []string{data, idx}, nil); err != nil {
+	if err := s.syncPaths([]string{data, idx}, nil); err != nil {
 		return err
 	}
 	_ = os.Chtimes(idx, stored, stored)
 	return s.installPackfile(data, idx, newName)
+}
+
+// installPackfile puts a written packfile in place: the .pack first, made
+// durable in objects/packed/, then the .idx, which makes its objects
+// visible, made durable too. data and idx are synced temporary files;
+// both are gone afterwards, renamed or removed.
+func (s *Store) installPackfile(data, idx, name string) error {
+	defer os.Remove(idx)
+	dirs, err := s.placePackfile(data, name, dataSuffix)
+	if err != nil {
+		return err
+	}
+	if err := s.syncPaths(nil, dirs); err != nil {
+		return err
+	}
+	if dirs, err = s.placePackfile(idx, name, idxSuffix); err != nil {
+		return err
+	}
+	if err := s.syncPaths(nil, dirs); err != nil {
+		return err
+	}
+	s.packfiles.mu.Lock()
+	s.refreshPackfiles(true)
+	s.packfiles.mu.Unlock()
+	return nil
 }

@@ -193,6 +193,10 @@ type sectionFile struct {
 
 func (s sectionFile) Close() error { return s.f.Close() }
 
+func (l packfileLayout) dir(Hash) string {
+	return filepath.Join(l.s.root, filepath.FromSlash(packfileDir))
+}
+
 func (l packfileLayout) size(h Hash, sure bool) (int64, error) {
 	loc, _, err := l.lookup(h, sure)
 	return loc.size, err

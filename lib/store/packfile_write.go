@@ -139,44 +139,38 @@ func (pw *packfileWriter) closeData() error {
 	return pw.f.Close()
 }
 
-// installPackfile puts a written packfile in place: the .pack first,
-// made durable in objects/packed/, then the .idx, which makes its objects
-// visible, made durable too. data and idx are synced temporary files;
-// both are gone afterwards, renamed or removed.
-func (s *Store) installPackfile(data, idx, name string) error {
-	defer os.Remove(data)
-	defer os.Remove(idx)
+// placePackfile puts one file of a written packfile in place: tmp, a
+// synced temporary file, becomes objects/packed/<name><suffix>. The
+// .pack goes first, made durable, then the .idx, which makes its objects
+// visible (CommitPublish). It returns the directories whose entries
+// changed, for the caller's sync. tmp is gone afterwards, renamed or
+// removed.
+func (s *Store) placePackfile(tmp, name, suffix string) ([]string, error) {
+	defer os.Remove(tmp)
 	dir := filepath.Join(s.root, filepath.FromSlash(packfileDir))
 	if err := s.fault(faultLink, dir, 0); err != nil {
-		return err
+		return nil, err
+	}
+	var dirs []string
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		dirs = append(dirs, filepath.Dir(dir)) // objects/ gets packed/
 	}
 	if err := s.MkdirAll(dir); err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.CheckDir(dir); err != nil {
-		return err
+		return nil, err
 	}
-	for _, f := range []struct{ tmp, suffix string }{{data, dataSuffix}, {idx, idxSuffix}} {
-		final := s.packfilePath(name, f.suffix)
-		if err := s.fault(faultLink, final, 0); err != nil {
-			return err
-		}
-		// The same name is the same bytes: another writer packed the
-		// same objects first.
-		if err := renameNoReplace(f.tmp, final); err != nil && !errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("cannot store packfile %s: %w", name, err)
-		}
-		if err := s.fault(faultSync, dir, 0); err != nil {
-			return err
-		}
-		if err := syncDirErr(dir); err != nil {
-			return err
-		}
+	final := s.packfilePath(name, suffix)
+	if err := s.fault(faultLink, final, 0); err != nil {
+		return nil, err
 	}
-	s.packfiles.mu.Lock()
-	s.refreshPackfiles(true)
-	s.packfiles.mu.Unlock()
-	return nil
+	// The same name is the same bytes: another writer packed the same
+	// objects first.
+	if err := renameNoReplace(tmp, final); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("cannot store packfile %s: %w", name, err)
+	}
+	return append(dirs, dir), nil
 }
 
 // syncDirErr is syncDir that reports a failure, for a sync that orders

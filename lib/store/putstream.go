@@ -74,8 +74,9 @@ func (s *Store) putObjectFrom(fill func(w io.Writer) error) (h Hash, n int64, wr
 		return h, n, false, err
 	}
 	// Its objects/ab/, and objects/, where that directory may be new.
-	syncDir(filepath.Dir(s.objectPath(h)))
-	syncDir(filepath.Join(s.root, objectsDir))
+	if err := s.syncPaths(nil, []string{filepath.Dir(s.objectPath(h)), filepath.Join(s.root, objectsDir)}); err != nil {
+		return h, n, true, &WriteError{Err: err}
+	}
 	return h, n, true, nil
 }
 

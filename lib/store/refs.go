@@ -291,10 +291,7 @@ func (s *Store) WriteRefs(refs map[string]Hash) error {
 			return err
 		}
 	}
-	if err := s.fault(faultSync, dir, 0); err != nil {
-		return err
-	}
-	if err := syncFiles(s.root, files); err != nil {
+	if err := s.syncPaths(files, nil); err != nil {
 		return err
 	}
 	for ref, t := range tmps {
@@ -306,6 +303,5 @@ func (s *Store) WriteRefs(refs map[string]Hash) error {
 		}
 		delete(tmps, ref)
 	}
-	syncDir(dir)
-	return nil
+	return s.syncPaths(nil, []string{dir})
 }

@@ -48,11 +48,6 @@ func (s *Store) DeleteRemoved(h Hash) error {
 	return s.removeFile(filepath.Join(s.root, removedDir), h.Hex())
 }
 
-// DeleteIndex removes the index entry of pack h; none is not an error.
-func (s *Store) DeleteIndex(h Hash) error {
-	return s.removeFile(filepath.Join(s.root, packsDir), h.Hex())
-}
-
 // DeleteRef removes the tag ref; a tag that does not exist gives a
 // *NotFoundError-like error matching ErrNotFound.
 func (s *Store) DeleteRef(ref string) error {

@@ -40,6 +40,7 @@ type Store struct {
 	// read, and a writer's listing of loose objects.
 	packfiles packfileSet
 	listed    looseListing
+	ilog      indexLog // what was read of packs/index.log (indexlog.go)
 }
 
 // Root returns the path of the .ctx directory.

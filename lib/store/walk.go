@@ -39,6 +39,9 @@ const KindPackfile = KindOther + 2
 // set.
 const KindSuite = KindOther + 3
 
+// KindIndexLog is packs/index-<16 hex>.log, an index log (indexlog.go).
+const KindIndexLog = KindOther + 4
+
 // String names the kind for messages.
 func (k EntryKind) String() string {
 	switch k {
@@ -64,6 +67,8 @@ func (k EntryKind) String() string {
 		return "packfile"
 	case KindSuite:
 		return "suite ref"
+	case KindIndexLog:
+		return "index log"
 	}
 	return "file"
 }
@@ -166,6 +171,8 @@ func Classify(rel string) (kind EntryKind, h Hash, ref string) {
 		case len(parts) == 2 && isLowerHex(last, 64):
 			h, _ = ParseHex(last)
 			return KindIndex, h, ""
+		case len(parts) == 2 && isIndexLogName(last):
+			return KindIndexLog, h, ""
 		case len(parts) == 2 && IsTempName(last):
 			return KindTemp, h, ""
 		}

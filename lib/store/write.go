@@ -13,7 +13,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // ImmutableError says a write would put other bytes under an existing name.
@@ -49,6 +48,7 @@ type Batch struct {
 	pending map[Hash]tempRef // hash -> its temporary file
 	stats   Stats
 	known   map[Hash]bool   // present before this batch
+	named   map[string]bool // the directories whose entries name the objects found present
 	cache   *StatCache      // consulted and filled by PutFile; nil for none
 	unlock  func()          // releases the store's write lock, held from the first put (see hold)
 	pf      *packfileWriter // with UsePackfile: the packfile small objects go to
@@ -69,7 +69,7 @@ type fileJob struct {
 
 // NewBatch starts a batch of writes.
 func (s *Store) NewBatch() *Batch {
-	return &Batch{s: s, pending: map[Hash]tempRef{}, known: map[Hash]bool{}}
+	return &Batch{s: s, pending: map[Hash]tempRef{}, known: map[Hash]bool{}, named: map[string]bool{}}
 }
 
 // readers is how many files a batch reads at once: reading, hashing and
@@ -318,8 +318,9 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 	}
 	known := b.known[h]
 	b.mu.Unlock()
+	var dir string
 	if !known {
-		got, err := b.s.stat(h, b.pf == nil)
+		got, d, err := b.s.statDir(h, b.pf == nil)
 		if errors.Is(err, ErrNotFound) {
 			return false, nil
 		}
@@ -329,9 +330,16 @@ func (b *Batch) present(h Hash, size int64) (bool, error) {
 		if got != size {
 			return false, &ImmutableError{Hash: h, Detail: fmt.Sprintf("the stored copy has %d bytes, not %d (run 'ctx fsck')", got, size)}
 		}
+		dir = d
 	}
 	b.mu.Lock()
 	b.known[h] = true
+	if dir != "" {
+		// Its bytes are durable (an object is visible only once they
+		// are), but its name may not be yet, if another writer linked it
+		// a moment ago: the commit that names it syncs its directory.
+		b.named[dir] = true
+	}
 	b.stats.Reused++
 	b.mu.Unlock()
 	return true, nil
@@ -485,156 +493,6 @@ func (b *Batch) stopReaders() {
 	}
 }
 
-// Commit makes every pending object durable and visible: one sync of the
-// store's filesystem for all the temporary files, then each is linked under
-// its final name (a link never replaces an existing file, so an object can
-// never be rewritten), then one more sync for the new directory entries.
-func (b *Batch) Commit() error { return b.CommitLast(nil) }
-
-// CommitLast is Commit for a batch that holds manifests as well as the
-// objects they name (an import): the objects named in last are linked only
-// once every other object of the batch is in place and synced, so neither
-// a failure nor a crash part way can leave a manifest visible without its
-// blobs. When another object cannot be linked, those of last are dropped.
-func (b *Batch) CommitLast(last []Hash) error {
-	defer b.release() // after the deferred cleanup below
-	b.stopReaders()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	defer b.pf.discard()
-	defer func() {
-		// Whatever happened, no temporary file of the batch stays.
-		for h, ref := range b.pending {
-			os.Remove(b.s.tempPath(h, ref))
-		}
-		b.pending = map[Hash]tempRef{}
-	}()
-	data, idx, name, err := b.pf.finish(b.s)
-	if err != nil {
-		return err
-	}
-	if len(b.pending) == 0 && name == "" {
-		return nil
-	}
-	if err := b.pf.closeData(); err != nil {
-		return &WriteError{Err: err}
-	}
-	if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
-		return err
-	}
-	files := b.pendingFiles()
-	if name != "" {
-		files = append(files, data, idx)
-	}
-	if len(files) <= fewSyncs || !syncfs(b.s.root) {
-		if err := syncStore(b.s.root, files, nil); err != nil {
-			return err
-		}
-	}
-	second := map[Hash]tempRef{}
-	for _, h := range last {
-		if ref, ok := b.pending[h]; ok {
-			second[h] = ref
-			delete(b.pending, h)
-		}
-	}
-	first := b.pending
-	b.pending = second // removed by the deferred cleanup unless linked below
-	if err := b.s.linkAll(first); err != nil {
-		return err
-	}
-	if len(second) > 0 || name != "" {
-		// What follows may name these: they are durable first.
-		if err := b.s.fault(faultSync, b.s.tmp(), 0); err != nil {
-			return err
-		}
-		if len(first) > 0 {
-			if err := syncStore(b.s.root, nil, b.s.objectDirs(first)); err != nil {
-				return err
-			}
-		}
-	}
-	if name != "" {
-		if err := b.s.installPackfile(data, idx, name); err != nil {
-			return err
-		}
-	}
-	if len(second) == 0 {
-		if name != "" {
-			return nil // first's directories were synced above
-		}
-		return syncStore(b.s.root, nil, b.s.objectDirs(first))
-	}
-	b.pending = map[Hash]tempRef{}
-	if err := b.s.linkAll(second); err != nil {
-		return err
-	}
-	return syncStore(b.s.root, nil, b.s.objectDirs(second))
-}
-
-// objectDirs lists the directories whose entries linking items changed:
-// each objects/ab/ and objects/ itself (where an objects/ab/ may be new).
-func (s *Store) objectDirs(items map[Hash]tempRef) []string {
-	dirs := []string{filepath.Join(s.root, objectsDir)}
-	seen := map[string]bool{}
-	for h := range items {
-		d := filepath.Dir(s.objectPath(h))
-		if !seen[d] {
-			seen[d] = true
-			dirs = append(dirs, d)
-		}
-	}
-	return dirs
-}
-
-// linkAll links every temporary file under its object's name, several at
-// once, and returns the first error. Each temporary file is gone
-// afterwards, linked or removed.
-func (s *Store) linkAll(items map[Hash]tempRef) error {
-	// Renames are metadata work the filesystem can do for several
-	// goroutines at once.
-	type item struct {
-		h   Hash
-		tmp string
-	}
-	work := make(chan item)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for i := 0; i < readers(); i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for it := range work {
-				if err := s.link(it.h, it.tmp); err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-				}
-			}
-		}()
-	}
-	for h, ref := range items {
-		work <- item{h, s.tempPath(h, ref)}
-	}
-	close(work)
-	wg.Wait()
-	select {
-	case err := <-errs:
-		return err
-	default:
-	}
-	return nil
-}
-
-func (b *Batch) pendingFiles() []string {
-	files := make([]string, 0, len(b.pending))
-	for h, ref := range b.pending {
-		files = append(files, b.s.tempPath(h, ref))
-	}
-	return files
-}
-
 // Abort removes the batch's temporary files; nothing it stored stays.
 func (b *Batch) Abort() {
 	defer b.release()
@@ -764,8 +622,7 @@ func (s *Store) replaceFile(path string, data []byte, perm os.FileMode, tmpPrefi
 		os.Remove(tmp)
 		return err
 	}
-	syncDir(dir)
-	return nil
+	return s.syncPaths(nil, []string{dir})
 }
 
 // writeTempIn writes data to a new temporary file in dir with mode perm and
@@ -861,44 +718,4 @@ func hashCopy(w io.Writer, r io.Reader) (Hash, int64, error) {
 	close(toHash)
 	h := <-sum
 	return h, n, err
-}
-
-// fewSyncs is the most files and directories syncStore makes durable one
-// fsync each; beyond it, one syncfs of the store's filesystem is cheaper.
-// A syncfs also waits for every other writer's data on that filesystem
-// (the 1 GiB input a job has just written beside the store, say), so a
-// commit of a few objects, large or small, syncs only its own.
-const fewSyncs = 16
-
-// syncStore makes the given files and directories durable in as few calls
-// as the platform allows: one fsync each, at once, when they are few;
-// else, on Linux, one syncfs of the store's filesystem.
-func syncStore(root string, files, dirs []string) error {
-	if len(files)+len(dirs) > fewSyncs && syncfs(root) {
-		return nil
-	}
-	paths := append(append([]string(nil), files...), dirs...)
-	errs := make([]error, len(paths))
-	var wg sync.WaitGroup
-	// Concurrent fsyncs share the filesystem's journal commits.
-	sem := make(chan struct{}, 8)
-	for i, p := range paths {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			f, err := os.Open(p)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			err = f.Sync()
-			f.Close()
-			if err != nil && !errors.Is(err, syscall.EINVAL) {
-				errs[i] = err
-			}
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
 }

@@ -466,5 +466,5 @@ func (x *Exclusive) SyncObjects(removed []Hash) error {
 			}
 		}
 	}
-	return syncStore(x.s.root, nil, dirs)
+	return x.s.syncPaths(nil, dirs)
 }

@@ -9,11 +9,12 @@ import (
 	"syscall"
 )
 
-// AppendIndex appends the index entry of pack h to buf and returns the
-// result: ReadIndex for reading thousands of entries, with one buffer and
-// four system calls each (open without following links, fstat, read,
-// close) where os.ReadFile after os.Lstat makes seven.
-func (s *Store) AppendIndex(buf []byte, h Hash) ([]byte, error) {
+// appendIndexFile appends the index entry of pack h an earlier version
+// wrote, packs/<hex>, to buf and returns the result: for reading
+// thousands of entries, with one buffer and four system calls each (open
+// without following links, fstat, read, close) where os.ReadFile after
+// os.Lstat makes seven.
+func (s *Store) appendIndexFile(buf []byte, h Hash) ([]byte, error) {
 	p := filepath.Join(s.root, packsDir, h.Hex())
 	fd, err := syscall.Open(p, syscall.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0)
 	if err != nil {
