@@ -61,7 +61,7 @@ func fullSizes() sizes {
 		storePacks: 200, storeBig: 64 << 20,
 		suiteRuns: 2000, suiteSteps: 40,
 		captureSessions: 1000, captureSessionBytes: 20e3,
-		restoreMB: 100,
+		restoreMB:     100,
 		documentParts: 5000,
 	}
 }
@@ -84,7 +84,7 @@ func quickSizes() sizes {
 		storePacks: 10, storeBig: 4 << 20,
 		suiteRuns: 100, suiteSteps: 10,
 		captureSessions: 50, captureSessionBytes: 5e3,
-		restoreMB: 5,
+		restoreMB:     5,
 		documentParts: 100,
 	}
 }
