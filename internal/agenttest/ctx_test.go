@@ -12,7 +12,7 @@ import (
 )
 
 // ctxTool runs the ctx programs the session tests need (ctx init, ctx
-// capture, ctx restore, ctx log), built for the test, on a store of its
+// capture, ctx restore, ctx log, ctx pack), built for the test, on a store of its
 // own, with an agent home's environment: the variables that name the
 // agents' stores are the ones the agents ran with.
 type ctxTool struct {
@@ -25,7 +25,7 @@ func newCtxTool(t *testing.T) *ctxTool {
 	c := &ctxTool{bin: t.TempDir()}
 	build := exec.Command(goTool(), "build", "-o", c.bin, "github.com/contextsubstrate/ctx/cmd/ctx-init",
 		"github.com/contextsubstrate/ctx/cmd/ctx-capture", "github.com/contextsubstrate/ctx/cmd/ctx-restore",
-		"github.com/contextsubstrate/ctx/cmd/ctx-log")
+		"github.com/contextsubstrate/ctx/cmd/ctx-log", "github.com/contextsubstrate/ctx/cmd/ctx-pack")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build the ctx programs: %v\n%s", err, out)
@@ -107,4 +107,25 @@ func (c *ctxTool) capture(t *testing.T, home *Home, dir, agent string) captureRe
 		t.Fatalf("ctx capture --from %s %s: %+v, want one new session", agent, dir, rep)
 	}
 	return rep
+}
+
+// logged is a pack as ctx log --json lists it.
+type logged struct {
+	Hash string
+	Refs []string
+}
+
+// log runs ctx log --json and decodes its lines.
+func (c *ctxTool) log(t *testing.T, home *Home, dir string) []logged {
+	t.Helper()
+	r := c.try(t, home, dir, "log", "--json")
+	var out []logged
+	for _, line := range bytes.Split(bytes.TrimSpace(r.stdout), []byte("\n")) {
+		var e logged
+		if err := json.Unmarshal(line, &e); err != nil {
+			t.Fatalf("ctx log --json: %v\n%s", err, r.stdout)
+		}
+		out = append(out, e)
+	}
+	return out
 }

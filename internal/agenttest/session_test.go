@@ -2,7 +2,9 @@ package agenttest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,5 +312,153 @@ func TestInteropClaudeCodeSessionEndHookCaptures(t *testing.T) {
 	r := c.try(t, home, dir, "log", "--json")
 	if json.Unmarshal(bytes.TrimSpace(r.stdout), &log) != nil || !contains(log.Refs, "claude-code."+id) {
 		t.Errorf("ctx log after the hook: %s, want the pack tagged claude-code.%s", r.stdout, id)
+	}
+}
+
+// oldGeminiSession puts a Gemini CLI session file more than 30 days old
+// (the corpus file at pattern, gunzipped when it ends in .gz) into a
+// fresh home's store as a session of a fresh directory, as Gemini CLI
+// keeps it (projects.json names the directory's slug), captures it, and
+// returns its tag and session id.
+func oldGeminiSession(t *testing.T, c *ctxTool, pattern string) (tag, id string) {
+	t.Helper()
+	src := corpusFile(t, pattern)
+	b := read(t, src)
+	name := filepath.Base(src)
+	if strings.HasSuffix(name, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err = io.ReadAll(zr); err != nil {
+			t.Fatal(err)
+		}
+		name = strings.TrimSuffix(name, ".gz")
+	}
+	_, name, _ = strings.Cut(name, "__")
+	dir := filepath.Join(t.TempDir(), "old_project")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	home := NewHome(t, Gemini, StartStub(t, ResumeScript()))
+	projects, _ := json.Marshal(map[string]any{"projects": map[string]string{dir: "old-project"}})
+	writeStoreFile(t, filepath.Join(home.ConfigDir(), "projects.json"), projects)
+	writeStoreFile(t, filepath.Join(home.ConfigDir(), "tmp", "old-project", "chats", name), b)
+	rep := c.capture(t, home, dir, agentstore.Gemini)
+	return rep.Captured[0].Tag, rep.Captured[0].Session
+}
+
+// TestInteropGeminiCLIKeepsARestoredOldSession: Gemini CLI deletes, at
+// every start, the sessions whose lastUpdated is older than
+// general.sessionRetention.maxAge (on by default, 30 days). A session
+// last used months ago (a .json one and a .jsonl one), captured and
+// restored into a home with the default settings, is listed by gemini
+// --list-sessions, and its file is still there afterwards: restore
+// stamps it with the time it was restored.
+func TestInteropGeminiCLIKeepsARestoredOldSession(t *testing.T) {
+	Need(t, Gemini)
+	c := newCtxTool(t)
+	for _, pattern := range []string{
+		"gemini-cli/codemie__session-2026-01-16T11-01-file-ops-37b7abef.json.gz",
+		"gemini-cli/written__session-2026-04-20T10-00-ab12cd34.jsonl",
+	} {
+		t.Run(filepath.Ext(strings.TrimSuffix(pattern, ".gz")), func(t *testing.T) {
+			tag, id := oldGeminiSession(t, c, pattern)
+			dir := restoredDir(t)
+			home := NewHome(t, Gemini, StartStub(t, ResumeScript()))
+			var got restored
+			c.json(t, home, dir, &got, "restore", "--cwd", dir, tag)
+			if got.Mode != "exact" {
+				t.Errorf("ctx restore: %+v, want an exact restore", got)
+			}
+			list := home.Run(t, dir, "--list-sessions")
+			if !bytes.Contains(list.Stdout, []byte(id)) {
+				t.Errorf("gemini --list-sessions does not list the restored session %s:\n%s%s", id, list.Stdout, list.Stderr)
+			}
+			if _, err := os.Stat(got.File); err != nil {
+				t.Errorf("after gemini --list-sessions, the restored session's file: %v", err)
+			}
+		})
+	}
+}
+
+// TestInteropGeminiCLIListsAndDeletesARenderedSession: a run that
+// recorded no time, rendered into Gemini CLI, is listed as used just now
+// (not two thousand years ago), and gemini --delete-session deletes it:
+// Gemini CLI finds the file by the short id after the last "-" of its
+// name, which restore names as Gemini CLI does.
+func TestInteropGeminiCLIListsAndDeletesARenderedSession(t *testing.T) {
+	Need(t, Gemini)
+	c := newCtxTool(t)
+	dir := restoredDir(t)
+	home := NewHome(t, Gemini, StartStub(t, ResumeScript()))
+	run := filepath.Join(t.TempDir(), "run.json")
+	writeStoreFile(t, run, []byte(`{"model": {"identifier": "m"}, "prompts": [{"content": "`+TaskPrompt+`"}], "steps": [{"type": "model_call", "tool": "m", "output": "`+FinalText+`"}]}`))
+	if r := c.try(t, home, dir, "pack", run); r.code != 0 {
+		t.Fatalf("ctx pack: exit %d", r.code)
+	}
+	var got restored
+	c.json(t, home, dir, &got, "restore", "--to", "gemini", "--cwd", dir, "latest")
+	list := home.Run(t, dir, "--list-sessions")
+	if !bytes.Contains(list.Stdout, []byte(got.Session)) || !bytes.Contains(list.Stdout, []byte("Just now")) {
+		t.Errorf("gemini --list-sessions, want session %s used just now:\n%s", got.Session, list.Stdout)
+	}
+	del := home.Run(t, dir, "--delete-session", "1")
+	if !bytes.Contains(del.Stdout, []byte("Deleted session 1")) {
+		t.Errorf("gemini --delete-session 1:\n%s%s", del.Stdout, del.Stderr)
+	}
+	if _, err := os.Stat(got.File); !os.IsNotExist(err) {
+		t.Errorf("after gemini --delete-session 1, %s: %v, want it gone", got.File, err)
+	}
+}
+
+// TestInteropCaptureDivergedBranch: a Claude Code session captured (P1),
+// continued in its home and captured again (P2), while P1 is restored
+// into another home and continued there by claude --continue: Claude
+// Code appends to the file restore wrote, so a capture from the second
+// home finds the session extends P1, not P2: diverged, its parent P1, a
+// branch tag of its own, the session's tag left on P2.
+func TestInteropCaptureDivergedBranch(t *testing.T) {
+	Need(t, ClaudeCode)
+	c := newCtxTool(t)
+	s := captured(t, c, ClaudeCode)
+	packs := c.log(t, s.home, s.dir)
+	if len(packs) != 1 {
+		t.Fatalf("ctx log after the first capture: %+v", packs)
+	}
+	p1 := strings.Replace(packs[0].Hash, "sha256:", "ctx://", 1)
+
+	s.home.Stub = StartStub(t, ResumeScript())
+	s.home.Run(t, s.dir, s.home.ResumeArgs("", ResumePrompt)...)
+	var grown captureReport
+	c.json(t, s.home, s.dir, &grown, "capture", "--from", "claude-code", s.dir)
+	if len(grown.Captured) != 1 || grown.Captured[0].Status != "grown" || *grown.Captured[0].Parent != p1 {
+		t.Fatalf("the session continued in its home: %+v, want grown from %s", grown, p1)
+	}
+	p2 := grown.Captured[0].Pack
+
+	dir := restoredDir(t)
+	other := NewHome(t, ClaudeCode, StartStub(t, ResumeScript()))
+	var got restored
+	c.json(t, other, dir, &got, "restore", "--cwd", dir, p1)
+	other.Run(t, dir, other.ResumeArgs("", ResumePrompt)...)
+	var branch captureReport
+	c.json(t, other, dir, &branch, "capture", "--from", "claude-code", dir)
+	if len(branch.Captured) != 1 {
+		t.Fatalf("capture in the second home: %+v", branch)
+	}
+	b := branch.Captured[0]
+	if b.Status != "diverged" || b.Parent == nil || *b.Parent != p1 || b.Tag != s.tag+".2" {
+		t.Errorf("the session continued from P1 elsewhere: %+v, want diverged from %s, tagged %s.2", b, p1, s.tag)
+	}
+	var again captureReport
+	c.json(t, s.home, s.dir, &again, "capture", "--from", "claude-code", s.dir)
+	if again.Unchanged != 1 || len(again.Captured) != 0 {
+		t.Errorf("the first home again: %+v, want unchanged", again)
+	}
+	for _, p := range c.log(t, s.home, s.dir) {
+		if strings.Replace(p.Hash, "sha256:", "ctx://", 1) == p2 && !contains(p.Refs, s.tag) {
+			t.Errorf("the session's tag %s left P2 %s: %v", s.tag, p2, p.Refs)
+		}
 	}
 }

@@ -73,10 +73,12 @@ func Names() []string {
 	return out
 }
 
-// Lookup returns the agent named name.
+// Lookup returns the agent named name: ctx's name of it, or the ctx
+// convert format of its sessions ("gemini-cli" is Gemini's), so that a
+// name ctx convert takes names the same agent here.
 func Lookup(name string) (Agent, error) {
 	for _, a := range Agents() {
-		if a.Name == name {
+		if a.Name == name || a.Format == name {
 			return a, nil
 		}
 	}
@@ -95,10 +97,25 @@ func ByFormat(f string) (Agent, bool) {
 }
 
 // UnknownAgentError is an agent name ctx does not know.
-type UnknownAgentError struct{ Name string }
+type UnknownAgentError struct {
+	Name string
+	// All says that "all" is a name too (ctx capture --from).
+	All bool
+}
 
 func (e *UnknownAgentError) Error() string {
-	return fmt.Sprintf("unknown agent %q (known: %s)", e.Name, strings.Join(Names(), ", "))
+	var known []string
+	for _, a := range Agents() {
+		n := a.Name
+		if a.Format != a.Name {
+			n += " (or " + a.Format + ")"
+		}
+		known = append(known, n)
+	}
+	if e.All {
+		known = append(known, "all")
+	}
+	return fmt.Sprintf("unknown agent %q (known: %s)", e.Name, strings.Join(known, ", "))
 }
 
 // Getenv reads the environment: os.Getenv, or a test's map.

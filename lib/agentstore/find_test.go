@@ -1,9 +1,11 @@
 package agentstore
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -212,5 +214,74 @@ func TestFind(t *testing.T) {
 	// A store that does not exist holds nothing, and is no error.
 	if got, looked, err := Find(Codex, env(map[string]string{"HOME": home, CodexHomeEnv: "/nowhere"}), ""); err != nil || got != nil || looked[0] != "/nowhere/sessions" {
 		t.Errorf("Find in a missing store: %v %v %v", got, looked, err)
+	}
+}
+
+// TestGeminiSessionName: the name Gemini CLI 0.61.0 gave the corpus
+// session, and the short id its /-([a-zA-Z0-9]{8})\.jsonl?$/ finds in it
+// (--delete-session and the retention sweep go by it).
+func TestGeminiSessionName(t *testing.T) {
+	at := time.Date(2026, 11, 28, 12, 17, 59, 72e6, time.UTC)
+	got := GeminiSessionName(at, "43abe552-f689-4897-b26e-875e82c1ecd5")
+	if got != "session-2026-11-28T12-17-43abe552.jsonl" {
+		t.Errorf("GeminiSessionName = %q, want Gemini CLI's session-2026-11-28T12-17-43abe552.jsonl", got)
+	}
+	m := regexp.MustCompile(`-([a-zA-Z0-9]{8})\.jsonl?$`).FindStringSubmatch(got)
+	if m == nil || m[1] != "43abe552" {
+		t.Errorf("Gemini CLI's short id of %q: %v, want 43abe552", got, m)
+	}
+}
+
+// TestGeminiTouch: the record restore appends is one Gemini CLI writes
+// itself, and only such a record is taken for one.
+func TestGeminiTouch(t *testing.T) {
+	line := GeminiTouch(time.Date(2026, 11, 28, 12, 18, 1, 77e6, time.UTC))
+	if string(line) != `{"$set":{"lastUpdated":"2026-11-28T12:18:01.077Z"}}`+"\n" {
+		t.Errorf("GeminiTouch = %q, want the corpus session's last line", line)
+	}
+	for l, want := range map[string]bool{
+		strings.TrimSuffix(string(line), "\n"):                        true,
+		`{"$set": {"lastUpdated": "x"}}`:                              true,
+		`{"$set":{"lastUpdated":"x","summary":"s"}}`:                  false,
+		`{"$set":{"lastUpdated":1}}`:                                  false,
+		`{"$set":{"lastUpdated":"x"},"id":"m"}`:                       false,
+		`{"id":"m","type":"user","content":[{"text":"lastUpdated"}]}`: false,
+		`{"$rewindTo":"u2"}`:                                          false,
+	} {
+		if IsGeminiTouch([]byte(l)) != want {
+			t.Errorf("IsGeminiTouch(%s) = %v, want %v", l, !want, want)
+		}
+	}
+}
+
+// TestGeminiProjectsKeepsOtherKeys: projects.json read and written back
+// keeps what it holds besides the projects.
+func TestGeminiProjectsKeepsOtherKeys(t *testing.T) {
+	p, err := ParseGeminiProjects([]byte(`{"projects": {"/a": "a"}, "version": 2, "extra": {"k": [1, "x"]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Projects["/b"] = "b"
+	var back map[string]any
+	if err := json.Unmarshal(p.Encode(), &back); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"projects": map[string]any{"/a": "a", "/b": "b"}, "version": 2.0, "extra": map[string]any{"k": []any{1.0, "x"}}}
+	if !reflect.DeepEqual(back, want) {
+		t.Errorf("projects.json written back: %v, want %v", back, want)
+	}
+}
+
+// TestLookupTakesConvertFormats: an agent is named by ctx's name or by
+// ctx convert's format of its sessions; the error lists both.
+func TestLookupTakesConvertFormats(t *testing.T) {
+	for _, n := range []string{"gemini", "gemini-cli"} {
+		if a, err := Lookup(n); err != nil || a.Name != Gemini {
+			t.Errorf("Lookup(%q) = %v, %v", n, a, err)
+		}
+	}
+	_, err := Lookup("atif")
+	if err == nil || err.Error() != `unknown agent "atif" (known: claude-code, codex, gemini (or gemini-cli))` {
+		t.Errorf("Lookup(atif): %v", err)
 	}
 }

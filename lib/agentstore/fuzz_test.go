@@ -80,3 +80,41 @@ func FuzzParseGeminiMetaDoc(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseGeminiProjects(f *testing.F) {
+	f.Add([]byte(`{"projects": {"/a": "a"}, "version": 2}`))
+	f.Add([]byte(`{"projects": null}`))
+	f.Add([]byte(`null`))
+	f.Add([]byte(`{"projects": {"/a": 1}}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParseGeminiProjects(b)
+		if err != nil {
+			return
+		}
+		back, err := ParseGeminiProjects(p.Encode())
+		if err != nil {
+			t.Fatalf("ParseGeminiProjects(%q) wrote %q, which does not read back: %v", b, p.Encode(), err)
+		}
+		if !bytes.Equal(back.Encode(), p.Encode()) {
+			t.Errorf("projects.json %q written twice differs: %q, %q", b, p.Encode(), back.Encode())
+		}
+	})
+}
+
+func FuzzIsGeminiTouch(f *testing.F) {
+	f.Add([]byte(`{"$set":{"lastUpdated":"2026-11-28T12:18:01.077Z"}}`))
+	f.Add([]byte(`{"$set":{"lastUpdated":"x","summary":"s"}}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !IsGeminiTouch(line) {
+			return
+		}
+		var rec struct {
+			Set struct {
+				LastUpdated *string `json:"lastUpdated"`
+			} `json:"$set"`
+		}
+		if json.Unmarshal(line, &rec) != nil || rec.Set.LastUpdated == nil {
+			t.Errorf("IsGeminiTouch(%q): not a $set of lastUpdated", line)
+		}
+	})
+}

@@ -47,9 +47,12 @@ func GeminiProjectHash(dir string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// GeminiProjects is ~/.gemini/projects.json: each project directory's slug.
+// GeminiProjects is ~/.gemini/projects.json: each project directory's
+// slug, and whatever else the file holds, kept as it is.
 type GeminiProjects struct {
-	Projects map[string]string `json:"projects"`
+	Projects map[string]string
+	// others are the file's other top-level keys, written back as read.
+	others map[string]json.RawMessage
 }
 
 // GeminiProjectsFile is the path of projects.json in the Gemini folder.
@@ -57,28 +60,48 @@ func GeminiProjectsFile(geminiDir string) string { return filepath.Join(geminiDi
 
 // ReadGeminiProjects reads projects.json (missing: no projects).
 func ReadGeminiProjects(geminiDir string) (GeminiProjects, error) {
-	p := GeminiProjects{Projects: map[string]string{}}
 	b, err := os.ReadFile(GeminiProjectsFile(geminiDir))
 	if errors.Is(err, os.ErrNotExist) {
-		return p, nil
+		return GeminiProjects{Projects: map[string]string{}}, nil
 	}
 	if err != nil {
-		return p, err
+		return GeminiProjects{Projects: map[string]string{}}, err
 	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	p, err := ParseGeminiProjects(b)
+	if err != nil {
 		return p, fmt.Errorf("%s: %v", GeminiProjectsFile(geminiDir), err)
-	}
-	if p.Projects == nil {
-		p.Projects = map[string]string{}
 	}
 	return p, nil
 }
 
-// Encode is projects.json as Gemini CLI writes it (two-space indent).
+// ParseGeminiProjects reads the text of projects.json.
+func ParseGeminiProjects(b []byte) (GeminiProjects, error) {
+	p := GeminiProjects{Projects: map[string]string{}}
+	if err := json.Unmarshal(b, &p.others); err != nil {
+		return p, err
+	}
+	if raw, ok := p.others["projects"]; ok {
+		if err := json.Unmarshal(raw, &p.Projects); err != nil {
+			return p, fmt.Errorf("projects: %v", err)
+		}
+		if p.Projects == nil {
+			p.Projects = map[string]string{}
+		}
+	}
+	delete(p.others, "projects")
+	return p, nil
+}
+
+// Encode is projects.json as Gemini CLI writes it (two-space indent),
+// with the other keys it held.
 func (p GeminiProjects) Encode() []byte {
-	b, err := json.MarshalIndent(p, "", "  ")
+	all := map[string]any{"projects": p.Projects}
+	for k, v := range p.others {
+		all[k] = v
+	}
+	b, err := json.MarshalIndent(all, "", "  ")
 	if err != nil {
-		panic(err) // strings only
+		panic(err) // strings, and values read as JSON
 	}
 	return b
 }
@@ -149,13 +172,49 @@ func GeminiChats(geminiDir, slug string) string {
 
 // GeminiSessionName is the file name Gemini CLI gives a session id
 // started at t: session-YYYY-MM-DDThh-mm-SHORT.jsonl, SHORT the first 8
-// characters of the id.
+// characters of the id. Gemini CLI finds a file's session by SHORT after
+// the last "-" (its /-([a-zA-Z0-9]{8})\.jsonl?$/: --delete-session,
+// the retention sweep), so the "-" before it matters.
 func GeminiSessionName(t time.Time, id string) string {
-	short := id
-	if len(short) > 8 {
-		short = short[:8]
+	return "session-" + t.UTC().Format("2006-01-02T15-04") + "-" + GeminiShortID(id) + ".jsonl"
+}
+
+// GeminiShortID is the part of a session id Gemini CLI's file names hold:
+// its first 8 characters.
+func GeminiShortID(id string) string { return id[:min(8, len(id))] }
+
+// Gemini CLI 0.61.0 deletes old sessions at every start, before anything
+// else (its cleanupExpiredSessions): general.sessionRetention in
+// settings.json is on by default with maxAge "30d" (and no maxCount), and
+// a session of the project whose lastUpdated is older than maxAge is
+// deleted, with its other files. lastUpdated is the metadata's, as the
+// {"$set": {"lastUpdated": ...}} records after it change it (a .json
+// session: its top-level key). A file it cannot read as a session is
+// deleted too. ctx restore stamps what it writes with the time of the
+// restore (GeminiTouch), so a session restored is kept for maxAge from
+// then, as one Gemini CLI itself had just written.
+const GeminiRetentionDays = 30
+
+// GeminiTouch is the record Gemini CLI appends when a session is used:
+// {"$set":{"lastUpdated":T}} and a newline, T as it writes times.
+func GeminiTouch(t time.Time) []byte {
+	return []byte(`{"$set":{"lastUpdated":"` + t.UTC().Format("2006-01-02T15:04:05.000Z") + `"}}` + "\n")
+}
+
+// IsGeminiTouch reports whether line (without its newline) is a record
+// that only says when the session was last used: {"$set":
+// {"lastUpdated": STRING}}, nothing else.
+func IsGeminiTouch(line []byte) bool {
+	var rec map[string]map[string]json.RawMessage
+	if json.Unmarshal(line, &rec) != nil || len(rec) != 1 {
+		return false
 	}
-	return "session-" + t.UTC().Format("2006-01-02T15-04") + short + ".jsonl"
+	set, ok := rec["$set"]
+	if !ok || len(set) != 1 {
+		return false
+	}
+	var s string
+	return json.Unmarshal(set["lastUpdated"], &s) == nil
 }
 
 // GeminiMeta is what ctx reads of a session's metadata (the first line of

@@ -298,6 +298,39 @@ func TestFirstBoolKeepsTheFirstValue(t *testing.T) {
 	}
 }
 
+// A Shared flag takes every value of the command line, and from the
+// environment only those it accepts: another verb's value is left out,
+// and said.
+func TestSharedTakesOnlyItsOwnFromTheEnvironment(t *testing.T) {
+	for _, c := range []struct {
+		env, args  []string
+		want, left string
+	}{
+		{[]string{"CTX_TO", "codex"}, nil, "codex", ""},
+		{[]string{"CTX_TO", "atif"}, nil, "", "atif"},
+		{[]string{"CTX_TO", "atif"}, []string{"--to", "gemini"}, "gemini", ""},
+		{nil, []string{"--to", "atif"}, "atif", ""},
+	} {
+		if c.env != nil {
+			t.Setenv(c.env[0], c.env[1])
+		} else {
+			t.Setenv("CTX_TO", "")
+		}
+		to := Shared{Accept: func(v string) bool { return v == "codex" || v == "gemini" }}
+		fs := flag.NewFlagSet("ctx-test", flag.ContinueOnError)
+		fs.Var(&to, "to", "the `AGENT`")
+		if _, err := Parse(fs, c.args, testUsage(), &bytes.Buffer{}); err != nil {
+			t.Fatal(err)
+		}
+		if to.Value != c.want || to.Ignored != c.left {
+			t.Errorf("env %v, args %v: value %q, left out %q; want %q, %q", c.env, c.args, to.Value, to.Ignored, c.want, c.left)
+		}
+		if note := to.IgnoredNote("to", "an agent", "ctx convert's"); (note != "") != (c.left != "") {
+			t.Errorf("env %v, args %v: note %q", c.env, c.args, note)
+		}
+	}
+}
+
 // A usage that declares its exit codes lists those and no others, each in
 // the words it gives or else the table's; one that declares none lists
 // the whole table. A flag too long for the column has its text on the

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -60,3 +61,49 @@ func (b *FirstBool) Set(s string) error {
 
 // IsBoolFlag lets the flag stand without a value.
 func (b *FirstBool) IsBoolFlag() bool { return true }
+
+// Shared is a string flag whose CTX_ variable another verb reads too,
+// for values of another kind: CTX_FROM and CTX_TO are ctx convert's
+// formats and ctx capture's and ctx restore's agents. On the command
+// line every value is the verb's (its Check judges it); from the
+// environment, a value Accept refuses is left to the other verb: the
+// flag keeps its default, and Ignored holds the value, for the verb's
+// note (IgnoredNote).
+type Shared struct {
+	Value   string
+	Accept  func(string) bool
+	Ignored string
+}
+
+// String returns the value.
+func (s *Shared) String() string {
+	if s == nil {
+		return ""
+	}
+	return s.Value
+}
+
+// Set takes a value of the command line.
+func (s *Shared) Set(v string) error {
+	s.Value = v
+	return nil
+}
+
+// setEnv takes the variable's value, when it is one for this verb.
+func (s *Shared) setEnv(v string) error {
+	if s.Accept != nil && !s.Accept(v) {
+		s.Ignored = v
+		return nil
+	}
+	s.Value = v
+	return nil
+}
+
+// IgnoredNote is the note of a variable left to another verb, "" when
+// none was: `CTX_TO="atif" is not an agent: left out (ctx convert's ...)`.
+func (s *Shared) IgnoredNote(flagName, what, whose string) string {
+	if s.Ignored == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s=%q is not %s: left out (%s)", EnvName(flagName), s.Ignored, what, whose)
+}

@@ -44,6 +44,13 @@ type Options struct {
 	// number; the manifest Build returns then streams them (EncodeTo,
 	// Publish) until Release.
 	Scratch func() (*os.File, error)
+	// Inputs are inputs the run has besides its log's own, put before
+	// them: files its recorder kept apart (ctx capture's session files,
+	// by content_ref).
+	Inputs []InputEvent
+	// Parent, when set, is the run's parent, whatever the log says (ctx
+	// capture's previous capture of a session).
+	Parent *store.Hash
 
 	tune *tuning // the tests' changes to how Build reads; nil: ctx pack's
 }
@@ -151,6 +158,7 @@ type builder struct {
 	outputSlots          []*slot
 	sysSlot              *slot
 	inputNames           map[string]int
+	inputBase            int // Options.Inputs, before the log's own inputs
 	outputNames          map[string]int
 	outputDisk           []string
 	earliest             string
@@ -616,7 +624,22 @@ func (b *builder) promptSubject(obj map[string]json.RawMessage) *string {
 	return &subject
 }
 
+// addExtraInputs adds Options.Inputs, before the log's own inputs (which
+// are numbered after them).
+func (b *builder) addExtraInputs() {
+	for i, in := range b.opts.Inputs {
+		raw, err := json.Marshal(in)
+		if err != nil {
+			b.problem(fmt.Sprintf("inputs[%d]", i), "%v", err)
+			continue
+		}
+		b.addInput(raw, i)
+	}
+	b.inputBase = len(b.opts.Inputs)
+}
+
 func (b *builder) addInput(raw json.RawMessage, i int) {
+	i += b.inputBase
 	path := fmt.Sprintf("inputs[%d]", i)
 	f := File{}
 	var s *slot
@@ -925,6 +948,10 @@ func (b *builder) finishTop() {
 		} else {
 			b.m.Parent = &h
 		}
+	}
+	if b.opts.Parent != nil {
+		h := *b.opts.Parent
+		b.m.Parent = &h
 	}
 
 	at("task")

@@ -34,6 +34,7 @@ func Build(in io.Reader, sink Sink, opts Options) (res *Result, err error) {
 		r.tune = *opts.tune
 	}
 	b.spillAfter = r.tune.spillAfter
+	b.addExtraInputs()
 	br := bufio.NewReaderSize(in, 256<<10)
 	stream, err := sniff(br)
 	if err != nil {

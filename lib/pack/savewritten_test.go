@@ -122,3 +122,68 @@ func TestSubjectFromTheBuild(t *testing.T) {
 		}
 	}
 }
+
+// A Saver's AddWritten builds the log a writer writes with the options of
+// that run: its extra inputs before the log's own (by content_ref, the
+// log's inputs numbered after them), and a parent in place of the log's.
+// The writer's failure comes first and stores nothing of its log; the
+// runs before it are stored.
+func TestSaverAddWritten(t *testing.T) {
+	st := storetest.New(t)
+	kept, _, err := st.PutObject([]byte("kept apart\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent, _, err := st.PutObject([]byte("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	saver, err := pack.NewSaver(st, pack.SaveOptions{Options: pack.Options{Store: st}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := `{"event":"run","model":{"identifier":"m"},"parent":"sha256:` + strings.Repeat("0", 64) + `"}
+{"event":"input","name":"own.txt","content":"own"}
+{"event":"input","name":"own.txt","content":"twice"}
+`
+	write := func(s string, err error) func(io.Writer) error {
+		return func(w io.Writer) error {
+			if _, werr := io.WriteString(w, s); werr != nil {
+				return werr
+			}
+			return err
+		}
+	}
+	opts := pack.Options{Store: st, Parent: &parent, Inputs: []pack.InputEvent{
+		{Event: "input", Name: "apart.txt", Content: pack.Content{ContentRef: kept.String()}},
+	}}
+	// The log names own.txt twice: the problem is numbered as the pack's
+	// inputs are, after the one added.
+	_, err = saver.AddWritten(write(log, nil), "the writer", opts)
+	if err == nil || !strings.Contains(err.Error(), `inputs[2].name: "own.txt" is also the name of inputs[1]`) {
+		t.Fatalf("AddWritten of a log naming an input twice: %v", err)
+	}
+	one := strings.Join(strings.SplitAfter(log, "\n")[:2], "")
+	if _, err := saver.AddWritten(write(one, nil), "the writer", opts); err != nil {
+		t.Fatal(err)
+	}
+	failed := errors.New("the transcript breaks off")
+	saved, err := saver.AddWritten(write(one, failed), "the broken writer", opts)
+	if !errors.Is(err, failed) || len(saved) != 1 {
+		t.Fatalf("AddWritten of a writer that fails: %v, %d packs handed back, want its error and the run before it", err, len(saved))
+	}
+	more, err := saver.Close()
+	if err != nil || len(more) != 0 {
+		t.Fatalf("Close: %v, %d more", err, len(more))
+	}
+	m, err := pack.Load(st, saved[0].Published.Hash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Inputs) != 2 || m.Inputs[0].Name != "apart.txt" || m.Inputs[0].ContentRef != kept || m.Inputs[1].Name != "own.txt" {
+		t.Errorf("inputs: %+v, want apart.txt (the run's) then own.txt (the log's)", m.Inputs)
+	}
+	if m.Parent == nil || *m.Parent != parent {
+		t.Errorf("parent: %v, want %s (the run's, not the log's)", m.Parent, parent)
+	}
+}

@@ -105,12 +105,30 @@ func (s *Saver) newBatch() {
 // own; the runs before it are committed first and returned with the
 // error.
 func (s *Saver) Add(r io.Reader, source string) ([]Saved, error) {
+	return s.add(r, source, s.opts.Options)
+}
+
+// AddWritten is Add of the log write writes, as SaveWritten stores a
+// writer's logs (through a pipe, never whole in memory), built with opts
+// instead of the Saver's own Options (Inputs, Parent: what one run adds).
+// write's own error comes first, and nothing of the log it cut short is
+// stored; the packs published before it are returned with it.
+func (s *Saver) AddWritten(write func(io.Writer) error, source string, opts Options) ([]Saved, error) {
+	var saved []Saved
+	err := written(write, func(r io.Reader) error {
+		var err error
+		saved, err = s.add(r, source, opts)
+		return err
+	})
+	return saved, err
+}
+
+func (s *Saver) add(r io.Reader, source string, bopts Options) ([]Saved, error) {
 	if s.batch == nil {
 		s.newBatch()
 	}
 	mark := s.batch.Mark()
 	before := s.batch.Stats()
-	bopts := s.opts.Options
 	bopts.Scratch = s.st.Scratch
 	res, err := Build(r, s.batch, bopts)
 	if err != nil {
@@ -368,6 +386,15 @@ var errStopped = errors.New("the pack stopped reading the log")
 // its input where the log goes on). When storing fails first, write is
 // stopped at its next write and the store's error is returned.
 func SaveWritten(st *store.Store, write func(io.Writer) error, opts SaveOptions, each func(*Result, Published) error) error {
+	return written(write, func(r io.Reader) error { return SaveLogs(st, NewLogs(r), opts, each) })
+}
+
+// written runs write in the background into a pipe that read reads, so
+// that what write writes is stored as it comes: the one path of a log
+// written in the process to a pack (SaveWritten, Saver.AddWritten).
+// write's own error comes first; when read fails first, write is stopped
+// at its next write and read's error is returned.
+func written(write func(io.Writer) error, read func(io.Reader) error) error {
 	pr, pw := io.Pipe()
 	w := &stoppable{w: pw}
 	done := make(chan error, 1)
@@ -376,7 +403,7 @@ func SaveWritten(st *store.Store, write func(io.Writer) error, opts SaveOptions,
 		pw.CloseWithError(err)
 		done <- err
 	}()
-	err := SaveLogs(st, NewLogs(pr), opts, each)
+	err := read(pr)
 	if err != nil {
 		pr.CloseWithError(errStopped)
 	} else {

@@ -164,3 +164,74 @@ func repositoryNote(env pack.Environment, repo string) string {
 	}
 	return what + "; the workspace lacks it: give a clone with --repo DIR"
 }
+
+// NewCheckout makes dest a checkout of the run's commit from the clone
+// dir (CheckoutDir) for ctx restore --repo: dest does not exist yet (it
+// is made), or is an empty directory. A dest that is already a checkout
+// of that commit (a second restore --repo of the run) is left as it is,
+// and made is false. When it fails, what it made is removed: a directory
+// it made, or what it put in the empty one. undo removes the checkout
+// it made, for a caller whose next step failed (nil when it made none).
+func NewCheckout(ctx context.Context, dest, dir string, env pack.Environment) (undo func(), err error) {
+	if env.Git == nil || env.Git.Commit == "" {
+		_, err := CheckoutDir(ctx, dest, dir, env) // says why, touching nothing
+		return nil, err
+	}
+	ents, err := os.ReadDir(dest)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.MkdirAll(dest, 0o755); err != nil {
+			return nil, err
+		}
+		undo = func() { os.RemoveAll(dest) }
+	case err != nil:
+		return nil, fmt.Errorf("--cwd %s: %v", dest, text.UnwrapPath(err))
+	case len(ents) > 0:
+		if checkedOutAt(ctx, dest, dir, env) {
+			return nil, nil
+		}
+		return nil, text.WithHints(fmt.Errorf("--cwd %s: not empty, and not a checkout of the run's commit %s", dest, env.Git.Commit),
+			"--repo makes --cwd a new checkout: name a directory that does not exist yet")
+	default:
+		undo = func() { emptyOut(dest) }
+	}
+	if _, err := CheckoutDir(ctx, dest, dir, env); err != nil {
+		undo()
+		return nil, err
+	}
+	return undo, nil
+}
+
+// checkedOutAt reports whether dest is the top of a git checkout whose
+// HEAD is the commit the run names, as the clone dir resolves it.
+func checkedOutAt(ctx context.Context, dest, dir string, env pack.Environment) bool {
+	if env.Git == nil || env.Git.Commit == "" {
+		return false
+	}
+	want, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", env.Git.Commit+"^{commit}")
+	if err != nil {
+		return false
+	}
+	top, err := git(ctx, dest, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return false
+	}
+	abs, err := filepath.Abs(dest)
+	if err != nil {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil || filepath.Clean(top) != real {
+		return false
+	}
+	head, err := git(ctx, dest, "rev-parse", "--verify", "--quiet", "HEAD")
+	return err == nil && head == want
+}
+
+// emptyOut removes what dir holds, leaving it empty.
+func emptyOut(dir string) {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}

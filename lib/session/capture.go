@@ -38,16 +38,27 @@ type CaptureOptions struct {
 
 // Captured is a session packed by a capture.
 type Captured struct {
-	Agent   string  `json:"agent"`
-	Session string  `json:"session"`
-	Status  string  `json:"status"` // "new" or "grown"
-	Pack    string  `json:"pack"`   // ctx://HEX
-	Parent  *string `json:"parent"` // the previous capture (grown), or null
-	Tag     string  `json:"tag"`
-	File    string  `json:"file"` // the session file
-	Files   int     `json:"files"`
-	Steps   int     `json:"steps"`
+	Agent   string `json:"agent"`
+	Session string `json:"session"`
+	// Status is "new" (a session no capture holds), "grown" (it extends
+	// the capture its tag names, the parent), or "diverged" (it does not
+	// extend the last capture: continued elsewhere from an earlier one,
+	// the parent when known; a branch with a tag of its own).
+	Status string  `json:"status"`
+	Pack   string  `json:"pack"`   // ctx://HEX
+	Parent *string `json:"parent"` // the capture it extends, or null
+	Tag    string  `json:"tag"`
+	File   string  `json:"file"` // the session file
+	Files  int     `json:"files"`
+	Steps  int     `json:"steps"`
 }
+
+// The statuses of a capture.
+const (
+	New      = "new"
+	Grown    = "grown"
+	Diverged = "diverged"
+)
 
 // Failed is a session a capture could not pack.
 type Failed struct {
@@ -68,10 +79,13 @@ type CaptureReport struct {
 }
 
 // Capture packs every session of the agents' stores that is new or has
-// grown since its last capture (the pack its tag names): a grown session
-// is a pack whose parent is the previous one, and the tag moves to it. A
-// session whose files are the same is left alone, found so by the stat
-// cache and the capture cache without reading its files or its pack.
+// changed since its last capture. A session whose file extends the
+// capture its tag names (the same lines and more) is a pack whose parent
+// is that one, and the tag moves to it; one that does not (continued
+// elsewhere from an earlier capture) is a branch with a tag of its own
+// (place). A session whose files are the same is left alone, found so by
+// the stat cache and the capture cache without reading its files or its
+// pack.
 func Capture(st *store.Store, opts CaptureOptions) (*CaptureReport, error) {
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
@@ -94,7 +108,10 @@ func Capture(st *store.Store, opts CaptureOptions) (*CaptureReport, error) {
 	if len(all) == 0 {
 		return rep, nil
 	}
-	c := capturer{st: st, opts: opts, stat: st.LoadStatCache(), cache: loadCaptureCache(st)}
+	c := capturer{st: st, opts: opts, stat: st.LoadStatCache(), cache: loadCaptureCache(st), restored: loadRestored(st)}
+	if err := c.readTags(); err != nil {
+		return rep, err
+	}
 	var jobs []*job
 	for _, s := range all {
 		j, err := c.plan(s)
@@ -129,10 +146,17 @@ func Capture(st *store.Store, opts CaptureOptions) (*CaptureReport, error) {
 }
 
 type capturer struct {
-	st    *store.Store
-	opts  CaptureOptions
-	stat  *store.StatCache
-	cache *captureCache
+	st       *store.Store
+	opts     CaptureOptions
+	stat     *store.StatCache
+	cache    *captureCache
+	restored []restoreRecord
+	// tags are the store's tags, read once; branches the branch tags of
+	// each session's tag (TAG.N), and taken those a job of this capture
+	// takes.
+	tags     map[string]store.Hash
+	branches map[string][]string
+	taken    map[string]bool
 }
 
 // job is a session to pack.
@@ -141,23 +165,22 @@ type job struct {
 	agent  agentstore.Agent
 	files  []File
 	tag    string
+	status string
 	parent *store.Hash
-	pack   store.Hash // its pack, once stored
+	warn   func(string) // the session's warnings, each said once, naming it
+	pack   store.Hash   // its pack, once stored
 	got    *Captured
 	err    error // why it could not be
 }
 
 // plan reads what session s holds and returns the job of packing it, or
-// nil when its last capture holds the same.
+// nil when it holds what a capture, or a restore from this store, left.
 func (c *capturer) plan(s agentstore.Session) (*job, error) {
 	agent, err := agentstore.Lookup(s.Agent)
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckTag(s.Agent, s.ID); err != nil {
-		return nil, err
-	}
-	j := &job{s: s, agent: agent, tag: Tag(s.Agent, s.ID), files: make([]File, len(s.Files))}
+	j := &job{s: s, agent: agent, files: make([]File, len(s.Files)), warn: warnOnce(c.opts.Warn, s.Agent+" session "+s.ID)}
 	for i, rel := range s.Files {
 		j.files[i] = File{Rel: rel, Main: i == 0}
 	}
@@ -167,26 +190,40 @@ func (c *capturer) plan(s agentstore.Session) (*job, error) {
 			return nil, err
 		}
 	}
-	if j.files[0].Size == 0 {
+	main := j.files[0]
+	if main.Size == 0 {
 		return nil, nil // not one whole line yet: the next capture takes it
 	}
-	prev, err := c.st.ReadRef(j.tag)
-	switch {
-	case err == nil:
-		d, ok := c.previous(prev)
-		if ok && d == digestOf(j.files) {
+	tags := c.sessionTags(s.Agent, s.ID)
+	d := digestOf(j.files)
+	for _, t := range tags {
+		if pd, ok := c.previous(t.pack); ok && pd == d {
 			return nil, nil
 		}
-		if ok || c.st.Has(prev) {
-			j.parent = &prev
-		}
-	case !errors.Is(err, store.ErrNotFound):
-		return nil, err
 	}
+	for _, rec := range c.restored {
+		if rec.Agent == s.Agent && rec.Session == s.ID && rec.Size == main.Size && rec.Sum == main.Ref {
+			return nil, nil // as a restore wrote it: that pack is the session
+		}
+	}
+	c.place(j, tags)
 	return j, nil
 }
 
 func (j *job) path(i int) string { return filepath.Join(j.s.Root, filepath.FromSlash(j.files[i].Rel)) }
+
+// warnOnce says each warning of a session once, with its name.
+func warnOnce(warn func(string), name string) func(string) {
+	said := map[string]bool{}
+	return func(msg string) {
+		// ctx convert's hint for its own flag; capture has none.
+		msg = strings.ReplaceAll(msg, " (give --model ID)", "")
+		if !said[msg] {
+			said[msg] = true
+			warn(name + ": " + msg)
+		}
+	}
+}
 
 // previous is the digest of the files in the pack h (the cache's, else
 // its manifest's); ok is false when h holds no session files (or is not
@@ -241,21 +278,14 @@ func (c *capturer) packAll(jobs []*job) error {
 		for _, sv := range saved {
 			j := pending[0]
 			pending = pending[1:]
-			j.pack = sv.Published.Hash
-			j.got = &Captured{Agent: j.s.Agent, Session: j.s.ID, Status: "new", Pack: sv.Published.Hash.URI(), Tag: j.tag,
-				File: j.s.Path(), Files: len(j.files), Steps: sv.Result.Manifest.NumSteps()}
-			if j.parent != nil {
-				u := j.parent.URI()
-				j.got.Status, j.got.Parent = "grown", &u
-			}
+			j.took(sv)
 		}
 	}
 	for _, j := range jobs {
 		if j.err != nil {
 			continue
 		}
-		run := packRun{st: c.st, job: j, warn: c.opts.Warn}
-		saved, err := run.add(saver)
+		saved, err := c.add(saver, j)
 		took(saved)
 		if err != nil {
 			j.err = err
@@ -283,6 +313,18 @@ func (c *capturer) packAll(jobs []*job) error {
 		}
 	}
 	return nil
+}
+
+// took records the pack the Saver stored for j.
+func (j *job) took(sv pack.Saved) {
+	j.pack = sv.Published.Hash
+	m := sv.Result.Manifest
+	j.got = &Captured{Agent: j.s.Agent, Session: j.s.ID, Status: j.status, Pack: j.pack.URI(), Tag: j.tag,
+		File: j.s.Path(), Files: len(j.files), Steps: m.NumSteps()}
+	if j.parent != nil {
+		u := j.parent.URI()
+		j.got.Parent = &u
+	}
 }
 
 // sortCompanions keeps the session file first and orders the others by

@@ -21,7 +21,8 @@ import (
 //	Codex        session_meta's cwd and runtime_workspace_roots (and id),
 //	             turn_context's cwd, the <cwd> and <root> of the context
 //	             messages
-//	Gemini CLI   the metadata's projectHash (and sessionId)
+//	Gemini CLI   the metadata's projectHash (and sessionId), and the
+//	             time it was last used (stamped.go)
 //
 // The companions (sub-agents' transcripts) come first, the session file
 // last.
@@ -42,7 +43,7 @@ func (r *restorer) exact(oldID string, files []File, res *Restored) ([]output, e
 			return nil, fmt.Errorf("%s: not a Gemini CLI session's file name", main.Rel)
 		}
 		if r.id != oldID {
-			name = strings.Replace(name, shortID(oldID)+".json", shortID(r.id)+".json", 1)
+			name = strings.Replace(name, agentstore.GeminiShortID(oldID)+".json", agentstore.GeminiShortID(r.id)+".json", 1)
 		}
 	}
 	file, root, err := r.sessionFile(name)
@@ -66,12 +67,29 @@ func (r *restorer) exact(oldID string, files []File, res *Restored) ([]output, e
 	if r.to == agentstore.Codex {
 		provider = &res.Provider
 	}
-	outs = append(outs, output{path: file, fill: r.edited(main.Ref, main.Rel, oldID, provider)})
-	return outs, nil
+	out := output{path: file, fill: r.edited(main.Ref, main.Rel, oldID, provider)}
+	if r.to == agentstore.Gemini {
+		out.stamp = geminiStamp(name)
+		if strings.HasSuffix(name, ".json") {
+			out.fill = r.editedDoc(main.Ref, main.Rel, oldID, r.now)
+		} else {
+			out.fill = r.touched(out.fill)
+		}
+	}
+	return append(outs, out), nil
 }
 
-// shortID is the part of a Gemini CLI session id its file names hold.
-func shortID(id string) string { return id[:min(8, len(id))] }
+// touched is fill followed by the record that says the session was used
+// now (Gemini CLI's lastUpdated: stamped.go).
+func (r *restorer) touched(fill func(io.Writer) error) func(io.Writer) error {
+	return func(w io.Writer) error {
+		if err := fill(w); err != nil {
+			return err
+		}
+		_, err := w.Write(agentstore.GeminiTouch(r.now))
+		return err
+	}
+}
 
 // maxEditLine is the longest line an exact restore edits; a longer one
 // is written as recorded, with a warning.

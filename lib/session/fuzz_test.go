@@ -108,3 +108,27 @@ func FuzzParseCaptureCache(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseRestored: the restore record, whatever its bytes, reads as
+// records that each name a file, a session and a size, and a record read
+// writes back as itself.
+func FuzzParseRestored(f *testing.F) {
+	f.Add([]byte(restoredCacheHeader + `{"pack":"sha256:` + strings.Repeat("ab", 32) + `","agent":"claude-code","session":"s","file":"/h/s.jsonl","cwd":"/w","size":3,"sum":"sha256:` + strings.Repeat("CD", 32) + `"}` + "\n"))
+	f.Add([]byte(restoredCacheHeader + "{\n{}\n"))
+	f.Add([]byte("ctx restore record 2\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, r := range parseRestored(b) {
+			if r.Agent == "" || r.Session == "" || r.File == "" || r.Size <= 0 {
+				t.Errorf("parseRestored(%q) gave %+v", b, r)
+			}
+			line, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			back := parseRestored(append([]byte(restoredCacheHeader), line...))
+			if len(back) != 1 || !reflect.DeepEqual(back[0], r) {
+				t.Errorf("the record %+v does not read back: %+v", r, back)
+			}
+		}
+	})
+}

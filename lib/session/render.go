@@ -60,6 +60,9 @@ type renderer interface {
 // rendered makes the output of a rendered restore.
 func (r *restorer) rendered(res *Restored) ([]output, error) {
 	start := r.createdTime()
+	if start.IsZero() {
+		start = r.now // a run that recorded no time is dated by its restore
+	}
 	var name string
 	switch r.to {
 	case agentstore.ClaudeCode:
@@ -100,7 +103,11 @@ func (r *restorer) rendered(res *Restored) ([]output, error) {
 		}
 		return out.end()
 	}
-	return []output{{path: file, fill: fill}}, nil
+	out := output{path: file, fill: fill}
+	if r.to == agentstore.Gemini {
+		out.stamp = geminiStamp(name)
+	}
+	return []output{out}, nil
 }
 
 // conversation reads the run's prompts and steps in their order (a
@@ -276,15 +283,24 @@ func objectOf(raw json.RawMessage) json.RawMessage {
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // lineWriter writes JSON records, one a line, HTML escaping off.
-type lineWriter struct{ enc *json.Encoder }
+type lineWriter struct {
+	w   io.Writer
+	enc *json.Encoder
+}
 
 func newLineWriter(w io.Writer) lineWriter {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	return lineWriter{enc: enc}
+	return lineWriter{w: w, enc: enc}
 }
 
 func (l lineWriter) write(v any) error { return l.enc.Encode(v) }
+
+// raw writes a record made already, with its newline.
+func (l lineWriter) raw(line []byte) error {
+	_, err := l.w.Write(line)
+	return err
+}
 
 // sameMessage reports whether it belongs to the model message whose
 // calls are pending (message): only when the run says both are one.

@@ -62,7 +62,6 @@ type geminiRenderer struct {
 	msg   *geminiMessage // the model message being made
 	// message is the run's id of that message.
 	message string
-	last    time.Time
 }
 
 func (r *restorer) geminiRenderer(w io.Writer, start time.Time) renderer {
@@ -87,7 +86,6 @@ func (g *geminiRenderer) item(it item) error {
 	if err := g.begin(g.start); err != nil {
 		return err
 	}
-	g.last = it.ts
 	switch it.kind {
 	case itemPrompt:
 		if err := g.flush(); err != nil {
@@ -156,7 +154,8 @@ func (g *geminiRenderer) flush() error {
 }
 
 // end writes the message being made and the session's time of last
-// update, as Gemini CLI does ({"$set": {"lastUpdated"}}).
+// update, as Gemini CLI does ({"$set": {"lastUpdated"}}): the time of
+// the restore, so that Gemini CLI keeps the session (stamped.go).
 func (g *geminiRenderer) end() error {
 	if err := g.begin(g.start); err != nil {
 		return err
@@ -164,8 +163,5 @@ func (g *geminiRenderer) end() error {
 	if err := g.flush(); err != nil {
 		return err
 	}
-	if g.last.IsZero() {
-		return nil
-	}
-	return g.out.write(map[string]any{"$set": map[string]string{"lastUpdated": stamp(g.last)}})
+	return g.out.raw(agentstore.GeminiTouch(g.r.now))
 }

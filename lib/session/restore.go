@@ -31,9 +31,16 @@ type RestoreOptions struct {
 	SessionID string
 	// Env names the agents' stores.
 	Env agentstore.Getenv
+	// Now is the time of the restore (cli.Clock): a rendered run that
+	// recorded no time is dated by it, and a Gemini CLI session is
+	// stamped with it as last used. Nil: time.Now.
+	Now func() time.Time
 	// Warn receives what the target cannot hold, and what its resume
 	// will need.
 	Warn func(string)
+	// Note receives what the restore did beside the session's lines (the
+	// time a Gemini CLI session is stamped with).
+	Note func(string)
 }
 
 // Restored is what a restore did (ctx restore --json).
@@ -90,11 +97,17 @@ func Restore(st *store.Store, h store.Hash, opts RestoreOptions) (*Restored, err
 	if opts.Warn == nil {
 		opts.Warn = func(string) {}
 	}
+	if opts.Note == nil {
+		opts.Note = func(string) {}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	if !utf8.ValidString(opts.Cwd) || !filepath.IsAbs(opts.Cwd) {
 		return nil, fmt.Errorf("--cwd %q: the agents record an absolute, UTF-8 path", opts.Cwd)
 	}
-	if fi, err := os.Stat(opts.Cwd); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("--cwd %s: no such directory", opts.Cwd)
+	if err := checkDir(opts.Cwd); err != nil {
+		return nil, fmt.Errorf("--cwd %w", err)
 	}
 	m, _, err := pack.Head(st, h, nil)
 	if err != nil {
@@ -109,15 +122,17 @@ func Restore(st *store.Store, h store.Hash, opts RestoreOptions) (*Restored, err
 		}
 		to = from
 	}
-	if _, err := agentstore.Lookup(to); err != nil {
+	a, err := agentstore.Lookup(to)
+	if err != nil {
 		return nil, err
 	}
+	to = a.Name
 	agent, oldID, files, exact := Files(m)
 	exact = exact && agent == to
 	if !exact && len(m.Prompts) == 0 {
 		return nil, &NoPromptError{Pack: h}
 	}
-	r := &restorer{st: st, h: h, m: m, opts: opts, to: to}
+	r := &restorer{st: st, h: h, m: m, opts: opts, to: to, now: opts.Now().UTC(), files: files}
 	if exact {
 		r.id, err = r.sessionID(oldID)
 	} else {
@@ -139,16 +154,22 @@ func Restore(st *store.Store, h store.Hash, opts RestoreOptions) (*Restored, err
 				text.Plural(len(files)-1, "companion file"), from, to))
 		}
 	}
-	if err != nil {
-		return nil, err
+	var done written
+	if err == nil {
+		res.Status, done, err = writeAll(outs)
 	}
-	if res.Status, err = writeAll(outs); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, r.already(err)
 	}
 	if err := r.after(res); err != nil {
 		return nil, err
 	}
 	res.File = outs[len(outs)-1].path
+	noteRestored(st, restoreRecord{Pack: h, Agent: to, Session: r.id, File: res.File, Cwd: opts.Cwd, Size: done.size, Sum: done.sum})
+	if to == agentstore.Gemini && res.Status != Unchanged && !r.unstamped {
+		opts.Note(fmt.Sprintf("the session is stamped as last used at %s (its lastUpdated): Gemini CLI deletes a session %d days after that by default (general.sessionRetention)",
+			stamp(r.now), agentstore.GeminiRetentionDays))
+	}
 	res.Files = len(outs)
 	res.Lost = append(res.Lost, r.lost...)
 	if g := m.Env().Git; g != nil && (g.Commit != "" || g.RepositoryURL != "") {
@@ -167,6 +188,12 @@ type restorer struct {
 	to   string
 	id   string
 	lost []string
+	now  time.Time // the time of the restore (RestoreOptions.Now)
+	// files are the session's own files the pack holds (Files), any agent's.
+	files []File
+	// unstamped says a Gemini CLI session was written without the time
+	// of the restore (a .json one whose lastUpdated was not found).
+	unstamped bool
 	// gemini: the project's slug and whether projects.json has it.
 	slug      string
 	slugKnown bool
@@ -384,4 +411,68 @@ func (r *restorer) registerGemini() error {
 func (r *restorer) createdTime() time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, r.m.CreatedText())
 	return t
+}
+
+// checkDir says why dir cannot be a session's working directory: it does
+// not exist, or is not a directory.
+func checkDir(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s: no such directory", dir)
+	case err != nil:
+		return fmt.Errorf("%s: %v", dir, text.UnwrapPath(err))
+	case !fi.IsDir():
+		return fmt.Errorf("%s: not a directory", dir)
+	}
+	return nil
+}
+
+// WorkingDir is dir as a restore takes it: absolute, symbolic links
+// resolved (agentstore.WorkingDir), an existing directory.
+func WorkingDir(dir string) (string, error) {
+	if err := checkDir(dir); err != nil {
+		return "", err
+	}
+	return agentstore.WorkingDir(dir)
+}
+
+// AlreadyRestoredError is a restore refused because the file the session
+// id names elsewhere in the store holds this very session: restored
+// before for another directory, or the file it was captured from.
+type AlreadyRestoredError struct {
+	Path string
+	Dir  string // the directory it was restored for; "" when not known
+}
+
+func (e *AlreadyRestoredError) Error() string {
+	if e.Dir == "" {
+		return fmt.Sprintf("this session is already in %s (the file it was captured from): nothing was written", e.Path)
+	}
+	return fmt.Sprintf("this session is already restored for %s (%s): nothing was written", e.Dir, e.Path)
+}
+
+// ErrorHints say how to have it here too.
+func (e *AlreadyRestoredError) ErrorHints() []string {
+	return []string{"--session-id new restores it again, as a new session of this directory"}
+}
+
+// already turns a conflict with a file that holds this very session
+// into an AlreadyRestoredError; any other error is returned as it is.
+func (r *restorer) already(err error) error {
+	var ce *ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	for _, rec := range loadRestored(r.st) {
+		if rec.File == ce.Path && rec.Agent == r.to && rec.Session == r.id && rec.Cwd != r.opts.Cwd && rec.startsWith(ce.Path) {
+			return &AlreadyRestoredError{Path: ce.Path, Dir: rec.Cwd}
+		}
+	}
+	if len(r.files) > 0 {
+		if sum, serr := prefixSum(ce.Path, r.files[0].Size); serr == nil && sum == r.files[0].Ref {
+			return &AlreadyRestoredError{Path: ce.Path}
+		}
+	}
+	return err
 }

@@ -10,9 +10,11 @@
 package session
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/agentstore"
@@ -43,15 +45,45 @@ func inputName(agent, rel string) string { return FilePrefix + agent + "/" + rel
 
 // Tag is the tag that names the latest capture of agent's session id:
 // AGENT.ID. (A "/" would make the name read as a file by the verbs that
-// take files, and the agents' names hold no ".".)
-func Tag(agent, id string) string { return agent + "." + id }
-
-// CheckTag reports whether Tag(agent, id) is a valid tag name.
-func CheckTag(agent, id string) error {
-	if err := store.CheckTagName(Tag(agent, id)); err != nil {
-		return fmt.Errorf("session id %q cannot name a tag (%v)", id, err)
+// take files, and the agents' names hold no ".".) An id that cannot be
+// part of a tag name (a character outside [A-Za-z0-9._-], or too long)
+// gets a derived one (DerivedTag).
+func Tag(agent, id string) string {
+	if t := agent + "." + id; tagFits(t) {
+		return t
 	}
-	return nil
+	return derivedTag(agent, id)
+}
+
+// branchTag names the latest capture of the branch n (2, 3, ...) of a
+// session: a session continued from an earlier capture elsewhere, which
+// does not extend what Tag names (docs/RESTORE.md, "Branches").
+func branchTag(agent, id string, n int) string { return Tag(agent, id) + "." + strconv.Itoa(n) }
+
+// tagRoom is what a session's tag keeps free for a branch's suffix.
+const tagRoom = len(".99999")
+
+// tagFits reports whether t is a tag name with room for a branch's suffix.
+func tagFits(t string) bool { return store.CheckTagName(t) == nil && len(t)+tagRoom <= 128 }
+
+// IsDerivedTag reports whether the session id cannot name its tag as it
+// is, so that Tag derives one.
+func IsDerivedTag(agent, id string) bool { return !tagFits(agent + "." + id) }
+
+// derivedTag is AGENT.CLEAN-HASH: CLEAN the id with each byte outside
+// [A-Za-z0-9._-] made "-", cut to fit, HASH the first 12 hex digits of
+// the id's SHA-256, so that two ids never share a tag.
+func derivedTag(agent, id string) string {
+	sum := sha256.Sum256([]byte(id))
+	suffix := "-" + hex.EncodeToString(sum[:6])
+	clean := []byte(id)
+	for i, c := range clean {
+		if !isAlnum(c) && c != '.' && c != '_' && c != '-' {
+			clean[i] = '-'
+		}
+	}
+	room := 128 - tagRoom - len(agent) - 1 - len(suffix)
+	return agent + "." + string(clean[:min(len(clean), room)]) + suffix
 }
 
 // File is one of a session's own files kept in a pack.

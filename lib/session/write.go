@@ -3,6 +3,7 @@ package session
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +26,11 @@ import (
 type output struct {
 	path string
 	fill func(w io.Writer) error
+	// stamp, when set, finds in a file of this kind the part that says
+	// when the agent last used the session (Gemini CLI's lastUpdated),
+	// which a restore sets to its own time: two files that differ only
+	// there hold the same session (stamped.go).
+	stamp func(f *os.File, size int64) (start, end int64, err error)
 }
 
 // The outcome of a restore, or of one file of it.
@@ -54,12 +60,28 @@ type staged struct {
 	out    output
 	tmp    string
 	status string
+	// size and sum are those of the file that is there once written (the
+	// one there before, when unchanged).
+	size int64
+	sum  store.Hash
 }
 
 // writeAll writes outs (the session file last) and returns the outcome:
 // Written when any file was new, else Updated when any grew, else
-// Unchanged.
-func writeAll(outs []output) (string, error) {
+// Unchanged, and what the session file holds then.
+func writeAll(outs []output) (string, written, error) {
+	var main written
+	status, err := writeStaged(outs, func(s staged) { main = written{size: s.size, sum: s.sum} })
+	return status, main, err
+}
+
+// written is the size and SHA-256 of a file a restore left.
+type written struct {
+	size int64
+	sum  store.Hash
+}
+
+func writeStaged(outs []output, last func(staged)) (string, error) {
 	var done []staged
 	clean := func() {
 		for _, s := range done {
@@ -81,6 +103,7 @@ func writeAll(outs []output) (string, error) {
 			done = append(done, s)
 		}
 	}
+	last(done[len(done)-1])
 	status := Unchanged
 	for i, s := range done {
 		if s.status == Unchanged {
@@ -112,11 +135,13 @@ func stage(o output) (staged, error) {
 		return s, err
 	}
 	s.tmp = f.Name()
-	bw := bufio.NewWriterSize(f, 256<<10)
+	sum := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(f, sum), 256<<10)
 	err = o.fill(bw)
 	if err == nil {
 		err = bw.Flush()
 	}
+	sum.Sum(s.sum[:0])
 	if err == nil {
 		err = f.Chmod(0o600)
 	}
@@ -129,16 +154,41 @@ func stage(o output) (staged, error) {
 	if err != nil {
 		return s, fmt.Errorf("%s: %w", o.path, err)
 	}
-	s.status, err = compare(s.tmp, o.path)
+	if fi, err := os.Stat(s.tmp); err == nil {
+		s.size = fi.Size()
+	}
+	s.status, err = compare(s.tmp, o.path, o.stamp)
 	if s.status == Unchanged {
 		os.Remove(s.tmp)
 		s.tmp = ""
+		if o.stamp != nil {
+			// The file there may have another stamp: its own bytes.
+			s.size, s.sum, err = fileSum(o.path)
+		}
 	}
 	return s, err
 }
 
-// compare says what writing the file at tmp over path would do.
-func compare(tmp, path string) (string, error) {
+// fileSum is the size and SHA-256 of the file at path.
+func fileSum(path string) (int64, store.Hash, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return 0, store.Hash{}, err
+	}
+	defer f.Close()
+	sum := sha256.New()
+	n, err := io.Copy(sum, f)
+	var h store.Hash
+	sum.Sum(h[:0])
+	return n, h, err
+}
+
+// compare says what writing the file at tmp over path would do. With
+// stamp, each file is compared without the part stamp finds in it; a
+// file there that is the same with a shorter stamp (none, or only the
+// agent's own records where the restore adds one) is Updated: it gets
+// the restore's.
+func compare(tmp, path string, stamp func(*os.File, int64) (int64, int64, error)) (string, error) {
 	old, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return Written, nil
@@ -147,7 +197,8 @@ func compare(tmp, path string) (string, error) {
 		return "", &ConflictError{Path: path, Why: fmt.Sprintf("it cannot be read: %v", err)}
 	}
 	defer old.Close()
-	if fi, err := old.Stat(); err != nil || !fi.Mode().IsRegular() {
+	fi, err := old.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
 		return "", &ConflictError{Path: path, Why: "it is not a regular file"}
 	}
 	cur, err := os.Open(tmp)
@@ -155,6 +206,41 @@ func compare(tmp, path string) (string, error) {
 		return "", err
 	}
 	defer cur.Close()
+	ci, err := cur.Stat()
+	if err != nil {
+		return "", err
+	}
+	oldR, oldStamp, err := unstamped(old, fi.Size(), stamp)
+	if err != nil {
+		return "", err
+	}
+	curR, curStamp, err := unstamped(cur, ci.Size(), stamp)
+	if err != nil {
+		return "", err
+	}
+	status, err := compareReaders(path, oldR, curR)
+	if status == Unchanged && oldStamp < curStamp {
+		status = Updated
+	}
+	return status, err
+}
+
+// unstamped reads f (size bytes) without the part stamp finds in it, and
+// says how long that part is.
+func unstamped(f *os.File, size int64, stamp func(*os.File, int64) (int64, int64, error)) (io.Reader, int64, error) {
+	if stamp == nil {
+		return f, 0, nil
+	}
+	start, end, err := stamp(f, size)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return io.MultiReader(io.NewSectionReader(f, 0, start), io.NewSectionReader(f, end, size-end)), end - start, nil
+}
+
+// compareReaders compares the file there (old) with the one a restore
+// would write (cur).
+func compareReaders(path string, old, cur io.Reader) (string, error) {
 	a, b := bufio.NewReaderSize(old, 64<<10), bufio.NewReaderSize(cur, 64<<10)
 	bufA, bufB := make([]byte, 32<<10), make([]byte, 32<<10)
 	for {

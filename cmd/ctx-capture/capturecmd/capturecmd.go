@@ -31,14 +31,16 @@ each agent's own store: $CLAUDE_CONFIG_DIR or ~/.claude (projects/FOLDER/,
 each session's sub-agent transcripts with it), $CODEX_HOME or ~/.codex
 (sessions/YYYY/MM/DD/rollout-*.jsonl whose session_meta.cwd is DIR),
 ~/.gemini or $GEMINI_CLI_HOME/.gemini (tmp/SLUG/chats/, SLUG from
-projects.json). --from picks one agent.
+projects.json). --from picks one agent (gemini-cli is gemini).
 
-Each session that is new or has grown since its last capture is packed:
+Each session that is new or has changed since its last capture is packed:
 converted as 'ctx convert' converts it, with the session's own files kept
 byte for byte as inputs under .ctx-session/AGENT/ (what 'ctx restore'
 writes back). Its tag AGENT.SESSION-ID names the latest capture; a grown
-session's pack has the previous one as its parent. One ctx://<hex> is
-printed per pack stored. A session whose files are unchanged is not read
+session (its file extends that capture's) has it as its parent. A
+diverged one (continued elsewhere from an earlier capture) is a branch:
+its parent the capture it extends, its tag AGENT.SESSION-ID.N. One
+ctx://<hex> is printed per pack stored. A session whose files are unchanged is not read
 again (the stat cache), so a capture with nothing new stores nothing and
 exits 0; so does one that finds no session, with a note of where it
 looked. A line the agent is still writing waits for the next capture.
@@ -54,15 +56,17 @@ CTX_STORE=~/sessions/.ctx ctx capture --all  # from cron or a SessionEnd hook`,
 }
 
 type config struct {
-	store, from string
-	all         bool
-	out         cli.Output
+	store string
+	from  cli.Shared
+	all   bool
+	out   cli.Output
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
 	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print a summary: {captured, unchanged, failed, sessions, looked}", cli.Human: "print ctx://<hex> per pack stored"})
-	fs.StringVar(&c.from, "from", "all", "the `AGENT` whose sessions to capture: "+strings.Join(agentstore.Names(), ", ")+" or all")
+	c.from = cli.Shared{Value: "all", Accept: func(v string) bool { _, err := agentstore.Lookup(v); return err == nil || v == "all" }}
+	fs.Var(&c.from, "from", "the `AGENT` whose sessions to capture: "+strings.Join(agentstore.Names(), ", ")+" or all")
 	fs.BoolVar(&c.all, "all", false, "capture every project's sessions, not one directory's")
 }
 
@@ -70,10 +74,12 @@ func (c *config) Check(args []string) error {
 	if c.all && len(args) > 0 {
 		return cli.Usagef("--all captures every project: it takes no directory")
 	}
-	if c.from != "all" {
-		if _, err := agentstore.Lookup(c.from); err != nil {
-			return cli.Usagef("--from: %v", err)
+	if c.from.Value != "all" {
+		a, err := agentstore.Lookup(c.from.Value)
+		if err != nil {
+			return cli.Usagef("--from: %v", &agentstore.UnknownAgentError{Name: c.from.Value, All: true})
 		}
+		c.from.Value = a.Name
 	}
 	return nil
 }
@@ -89,9 +95,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	msg := cli.Messenger{Name: name, W: stderr}
+	if note := cfg.from.IgnoredNote("from", "an agent", "ctx convert's --from, which shares it"); note != "" {
+		msg.Notef("%s", note)
+	}
 	opts := session.CaptureOptions{Env: os.Getenv, Warn: func(s string) { msg.Warnf("%s", s) }}
-	if cfg.from != "all" {
-		opts.Agents = []string{cfg.from}
+	if cfg.from.Value != "all" {
+		opts.Agents = []string{cfg.from.Value}
 	}
 	if !cfg.all {
 		dir := cli.First(args)

@@ -112,8 +112,10 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch {
 		case l.Total > 0:
 			msg.Hintf("the store holds %d packs; none matches %s", l.Total, filters(cfg))
+		case holdsPack(st):
+			msg.Hintf("the store holds packs but its packs/ index is empty; run 'ctx fsck --repair-index' to index packs copied in")
 		case hasObjects(st):
-			msg.Hintf("the store holds objects but its packs/ index is empty; run 'ctx fsck --repair-index' to index packs copied in")
+			msg.Hintf("the store holds objects that no pack names (what a write that did not finish left): 'ctx gc' deletes them")
 		}
 	}
 	return nil
@@ -129,6 +131,11 @@ func filters(cfg config) string {
 		parts = append(parts, "--since "+cfg.since)
 	}
 	return strings.Join(parts, " and ")
+}
+
+func holdsPack(st *store.Store) bool {
+	ok, err := pack.HoldsPack(st)
+	return err == nil && ok
 }
 
 func hasObjects(st *store.Store) bool {

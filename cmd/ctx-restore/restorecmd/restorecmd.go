@@ -4,7 +4,6 @@ package restorecmd
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,7 +47,8 @@ saying what to add.
 
 With --repo DIR, --cwd (a directory that does not exist yet, or an
 empty one) is made a checkout of the commit the run recorded
-(environment.git), as 'ctx replay --repo' does. See docs/RESTORE.md.`,
+(environment.git), as 'ctx replay --repo' does; one that is that
+checkout already is kept. See docs/RESTORE.md.`,
 		Examples: `ctx restore claude-code.0b6f3c1e-0e5d-4f43-9a43-3f0c2b7d9e10 && claude --continue
 ctx restore --to claude-code --cwd ~/src/app codex.01a22217-10c2-7c91-aaf1-4dd0fbb90fcb
 ctx restore --session-id new --json latest | jq -r .session
@@ -57,24 +57,28 @@ ctx restore --repo ~/src/app --cwd /tmp/app-then latest`,
 }
 
 type config struct {
-	store, to, cwd, id, repo string
-	out                      cli.Output
+	store, cwd, id, repo string
+	to                   cli.Shared
+	out                  cli.Output
 }
 
 func (c *config) RegisterFlags(fs *flag.FlagSet) {
 	cli.StoreFlag(fs, &c.store)
-	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print what was restored as JSON", cli.Human: "print sentences"})
-	fs.StringVar(&c.to, "to", "", "the `AGENT` to restore into: "+strings.Join(agentstore.Names(), ", ")+" (default: the run's own)")
+	c.out.Register(fs, cli.Human, cli.Formats{cli.JSON: "print what was restored as JSON (nothing when it fails)", cli.Human: "print sentences"})
+	c.to.Accept = func(v string) bool { _, err := agentstore.Lookup(v); return err == nil }
+	fs.Var(&c.to, "to", "the `AGENT` to restore into: "+strings.Join(agentstore.Names(), ", ")+" (default: the run's own)")
 	fs.StringVar(&c.cwd, "cwd", "", "the session's working `DIR` on this machine (default: the current directory)")
 	fs.StringVar(&c.id, "session-id", "", "the session's `ID` (default: the run's own; new: a fresh one)")
 	fs.StringVar(&c.repo, "repo", "", "make --cwd a checkout of the run's commit from the git clone in `DIR`")
 }
 
 func (c *config) Check(args []string) error {
-	if c.to != "" {
-		if _, err := agentstore.Lookup(c.to); err != nil {
+	if c.to.Value != "" {
+		a, err := agentstore.Lookup(c.to.Value)
+		if err != nil {
 			return cli.Usagef("--to: %v", err)
 		}
+		c.to.Value = a.Name
 	}
 	return nil
 }
@@ -90,6 +94,13 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	msg := cli.Messenger{Name: name, W: stderr}
+	if note := cfg.to.IgnoredNote("to", "an agent", "ctx convert's --to, which shares it"); note != "" {
+		msg.Notef("%s", note)
+	}
+	now, err := cli.Clock()
+	if err != nil {
+		return err
+	}
 	h, err := st.ResolvePack(args[0])
 	if err != nil {
 		return cli.NameError(err)
@@ -98,25 +109,28 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if dir == "" {
 		dir = "."
 	}
+	undo := func() {}
 	if cfg.repo != "" {
 		m, _, err := pack.Head(st, h, nil)
 		if err != nil {
 			return cli.Wrap(cli.ExitTrouble, err)
 		}
-		if err := emptyDir(dir); err != nil {
-			return cli.Errorf(cli.ExitTrouble, "--cwd %s: %v", dir, err).WithHint("--repo makes --cwd a new checkout: name a directory that does not exist yet")
-		}
-		if _, err := replay.CheckoutDir(ctx, dir, cfg.repo, m.Env()); err != nil {
+		made, err := replay.NewCheckout(ctx, dir, cfg.repo, m.Env())
+		if err != nil {
 			return cli.Wrap(cli.ExitTrouble, err)
 		}
+		if made != nil {
+			undo = made
+		}
 	}
-	cwd, err := agentstore.WorkingDir(dir)
+	cwd, err := session.WorkingDir(dir)
 	if err != nil {
-		return cli.Errorf(cli.ExitTrouble, "--cwd %s: no such directory", dir)
+		return cli.Errorf(cli.ExitTrouble, "--cwd %v", err)
 	}
-	res, err := session.Restore(st, h, session.RestoreOptions{To: cfg.to, Cwd: cwd, SessionID: cfg.id,
-		Env: os.Getenv, Warn: func(s string) { msg.Warnf("%s", s) }})
+	res, err := session.Restore(st, h, session.RestoreOptions{To: cfg.to.Value, Cwd: cwd, SessionID: cfg.id, Env: os.Getenv, Now: now,
+		Warn: func(s string) { msg.Warnf("%s", s) }, Note: func(s string) { msg.Notef("%s", s) }})
 	if err != nil {
+		undo() // nothing of this restore stays, its checkout neither
 		return cli.Wrap(cli.ExitTrouble, err)
 	}
 	if note := res.CheckoutNote(); note != "" && cfg.repo == "" {
@@ -127,20 +141,5 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintf(stdout, "%s session %s (%s, %s): %s\n", res.Agent, res.Session, res.Mode, res.Status, res.File)
 	fmt.Fprintf(stdout, "continue it: cd %s && %s\n", text.ShellWord(res.Cwd), strings.Join(res.Resume, " "))
-	return nil
-}
-
-// emptyDir makes dir, or accepts it when it is an empty directory.
-func emptyDir(dir string) error {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return os.MkdirAll(dir, 0o755)
-	}
-	if err != nil {
-		return err
-	}
-	if len(ents) > 0 {
-		return errors.New("not empty")
-	}
 	return nil
 }
