@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/contextsubstrate/ctx/lib/convert"
 	"github.com/contextsubstrate/ctx/lib/pack"
@@ -35,20 +37,24 @@ func (c *capturer) add(saver *pack.Saver, j *job) ([]pack.Saved, error) {
 }
 
 // convert writes the log of j's session: its session file, read back
-// from the store, converted as ctx convert --from FORMAT converts it.
-// The companions (Claude Code's sub-agent transcripts, j.files[1:], each
-// in the store as j.files[i].Ref) are kept as files only: the session
-// file is read from the store, not from its folder, so a reader that
-// finds the sub-agents beside the session file does not see them. The
-// Claude Code reader that takes a session's sub-agents with a session
-// read from a stream is given them here, in convert.Options.
+// from the store, converted as ctx convert --from FORMAT converts it. The
+// session file is read from the store, not from its folder, so the
+// reader is given the companions (Claude Code's sub-agent transcripts,
+// j.files[1:], kept in the pack as files too) by their paths, as ctx
+// convert --subagents gives them: their work joins the run's steps.
 func (j *job) convert(st *store.Store, w io.Writer) error {
 	obj, err := st.Open(j.files[0].Ref)
 	if err != nil {
 		return err
 	}
 	defer obj.Close()
-	_, err = convert.Convert(obj, nil, w, convert.Options{From: j.agent.Format, Warn: j.warn})
+	var subagents []string
+	for _, f := range j.files[1:] {
+		if strings.HasSuffix(f.Rel, ".jsonl") {
+			subagents = append(subagents, filepath.Join(j.s.Root, filepath.FromSlash(f.Rel)))
+		}
+	}
+	_, err = convert.Convert(obj, nil, w, convert.Options{From: j.agent.Format, Warn: j.warn, Subagents: subagents})
 	return err
 }
 

@@ -130,7 +130,7 @@ func (r *restorer) conversation(start time.Time, fn func(item) error) error {
 		}
 	}
 	sort.SliceStable(prompts, func(i, j int) bool { return prompts[i].at < prompts[j].at })
-	var thinking, binary int
+	var thinking, binary, delegated int
 	events := map[string]int{}
 	next := 0
 	last := start
@@ -176,9 +176,17 @@ func (r *restorer) conversation(start time.Time, fn func(item) error) error {
 			out = string(b)
 		}
 		var md struct {
-			Message string `json:"message_id"`
+			Message  string          `json:"message_id"`
+			Subagent json.RawMessage `json:"subagent"`
 		}
 		_ = json.Unmarshal(s.Metadata, &md)
+		if len(md.Subagent) > 0 {
+			// A sub-agent's own step (ctx convert puts it after the call
+			// that started it): the session holds that call and its
+			// result, the sub-agent's work is its own transcript.
+			delegated++
+			return nil
+		}
 		switch s.Type {
 		case "model_call":
 			var p struct {
@@ -217,6 +225,9 @@ func (r *restorer) conversation(start time.Time, fn func(item) error) error {
 	}
 	if binary > 0 {
 		r.lose(text.Plural(binary, "binary prompt or result") + " (a session holds text)")
+	}
+	if delegated > 0 {
+		r.lose(text.Plural(delegated, "step") + " of sub-agents (a rendered session holds the call that started each and its result, not the sub-agent's own work)")
 	}
 	if len(events) > 0 {
 		r.lose(eventsText(events))
