@@ -176,7 +176,7 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 		m.Runs = append(m.Runs, f.run)
 	}
 	if len(opts.Sources) > 0 {
-		if err := results.apply(m.Runs, opts.Warn); err != nil {
+		if err := results.apply(m.Runs, opts.Warn, opts.Note); err != nil {
 			return nil, rep, err
 		}
 	}
