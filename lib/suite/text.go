@@ -121,13 +121,18 @@ func (r *DiffReport) byChange() []int {
 func (r *DiffReport) Trials() bool { return r.Summary.Compared == ComparedTrials }
 
 // SideText is one suite's line: how many of its runs passed and its pass
-// rate, the runs that errored or have no verdict; "no verdict" when no
-// run has one.
+// rate, over the same runs, those with a verdict ("16/30 passed
+// (53.3%)"); when some have none, "16/25 judged passed (64.0%); 30 runs,
+// 5 errored", the runs that errored or have no verdict said apart; "no
+// verdict" when no run has one.
 func SideText(x SideSummary, rate *float64) string {
 	if x.judged() == 0 && x.Errored == 0 {
 		return fmt.Sprintf("%s, %s", text.Plural(x.Runs, "run"), pack.VerdictNone)
 	}
-	s := fmt.Sprintf("%d/%d passed (%s)", x.Passed, x.Runs, percent(rate))
+	if x.judged() == x.Runs {
+		return fmt.Sprintf("%d/%d passed (%s)", x.Passed, x.Runs, percent(rate))
+	}
+	s := fmt.Sprintf("%d/%d judged passed (%s); %s", x.Passed, x.judged(), percent(rate), text.Plural(x.Runs, "run"))
 	if x.Errored > 0 {
 		s += fmt.Sprintf(", %d errored", x.Errored)
 	}
