@@ -120,7 +120,7 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 	if err != nil {
 		return nil, rep, err
 	}
-	units, skipped, err := plan(st, opts.Sources)
+	units, skipped, subagents, err := plan(st, opts.Sources)
 	if err != nil {
 		return nil, rep, err
 	}
@@ -158,6 +158,9 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 		}
 	}
 	for _, src := range opts.Sources {
+		if n := subagents[src]; n > 0 {
+			note("%s: %s of Claude Code sub-agents not read as runs of their own: a session's run holds the sub-agents its calls started", src, text.Plural(n, "file"))
+		}
 		if names := skipped[src]; len(names) > 0 {
 			note("%s: %s skipped, not a transcript or a log: %s", src, text.Plural(len(names), "file"), listed(names, 5))
 			rep.Skipped += len(names)
@@ -176,7 +179,7 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 		m.Runs = append(m.Runs, f.run)
 	}
 	if len(opts.Sources) > 0 {
-		if err := results.apply(m.Runs, opts.Warn); err != nil {
+		if err := results.apply(m.Runs, opts.Warn, opts.Note); err != nil {
 			return nil, rep, err
 		}
 	}
@@ -193,27 +196,29 @@ func Add(st *store.Store, name string, opts AddOptions) (*Named, AddReport, erro
 }
 
 // plan turns the sources into units, checking each exists: a file, a
-// directory (its files, in name order, dot files left out), "-", or a
-// pack name. It counts what a directory holds that is not a regular file.
-func plan(st *store.Store, sources []string) ([]*unit, map[string][]string, error) {
-	var units []*unit
-	skipped := map[string][]string{}
+// directory (its files, in name order, dot files left out, and the files
+// of a Claude Code session's sub-agents, which are read with the session),
+// "-", or a pack name. It lists what a directory holds that is not a
+// regular file, and counts by source the sub-agents' files left out.
+func plan(st *store.Store, sources []string) (units []*unit, skipped map[string][]string, read map[string]int, err error) {
+	skipped, read = map[string][]string{}, map[string]int{}
 	stdin := false
 	for _, src := range sources {
 		if src == "-" {
 			if stdin {
-				return nil, nil, errors.New("- is given twice: standard input is read once")
+				return nil, nil, nil, errors.New("- is given twice: standard input is read once")
 			}
 			stdin = true
 			units = append(units, &unit{source: src, label: "standard input", stdin: true})
 			continue
 		}
-		fi, err := os.Stat(src)
+		fi, serr := os.Stat(src)
 		switch {
-		case err == nil && fi.IsDir() && harnessOf(src) != "":
+		case serr == nil && fi.IsDir() && harnessOf(src) != "":
 			units = append(units, &unit{source: src, path: src, label: src, harness: harnessOf(src)})
-		case err == nil && fi.IsDir():
+		case serr == nil && fi.IsDir():
 			var files []string
+			dirs := map[string]bool{}
 			err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 				if err != nil {
 					return err
@@ -225,6 +230,8 @@ func plan(st *store.Store, sources []string) ([]*unit, map[string][]string, erro
 					return nil
 				}
 				switch {
+				case d.IsDir():
+					dirs[p] = true
 				case d.Type().IsRegular():
 					files = append(files, p)
 				case !d.IsDir():
@@ -234,27 +241,66 @@ func plan(st *store.Store, sources []string) ([]*unit, map[string][]string, erro
 				return nil
 			})
 			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", src, err)
+				return nil, nil, nil, fmt.Errorf("%s: %w", src, err)
 			}
 			sort.Strings(files)
+			withSession, err := subagentFiles(files, dirs)
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("%s: %w", src, err)
+			}
+			if len(withSession) > 0 {
+				files = slices.DeleteFunc(files, func(p string) bool { return withSession[p] })
+				read[src] = len(withSession)
+			}
 			for _, p := range files {
 				rel, _ := filepath.Rel(src, p)
 				units = append(units, &unit{source: src, path: p, label: p, stem: stemOf(filepath.ToSlash(rel))})
 			}
-		case err == nil:
+		case serr == nil:
 			units = append(units, &unit{source: src, path: src, label: src, stem: stemOf(filepath.Base(src))})
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(serr, fs.ErrNotExist):
 			h, perr := st.ResolvePack(src)
 			if perr != nil {
-				return nil, nil, text.WithHints(fmt.Errorf("%s: no such file or directory, and no pack of that name", src),
+				return nil, nil, nil, text.WithHints(fmt.Errorf("%s: no such file or directory, and no pack of that name", src),
 					"a SOURCE is a transcript file, a directory of them, - for a stream of logs, or a pack name")
 			}
 			units = append(units, &unit{source: src, label: "pack " + h.String(), pack: h})
 		default:
-			return nil, nil, err
+			return nil, nil, nil, serr
 		}
 	}
-	return units, skipped, nil
+	return units, skipped, read, nil
+}
+
+// subagentFiles are the files of a directory that Claude Code keeps for
+// the sub-agents of a session file beside them (convert.SubagentFiles:
+// SESSION/subagents/, and the older agent-ID.jsonl naming the session),
+// which the session's conversion reads with it. files are the
+// directory's files, dirs its folders; only a file with a SESSION folder
+// or an agent-*.jsonl beside it is asked about.
+func subagentFiles(files []string, dirs map[string]bool) (map[string]bool, error) {
+	agentsIn := map[string]bool{}
+	for _, p := range files {
+		if strings.HasPrefix(filepath.Base(p), "agent-") && strings.HasSuffix(p, ".jsonl") {
+			agentsIn[filepath.Dir(p)] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, p := range files {
+		base := filepath.Base(p)
+		stem, ok := strings.CutSuffix(strings.TrimSuffix(base, ".gz"), ".jsonl")
+		if !ok || strings.HasPrefix(base, "agent-") || out[p] || !dirs[filepath.Join(filepath.Dir(p), stem)] && !agentsIn[filepath.Dir(p)] {
+			continue
+		}
+		subs, err := convert.SubagentFiles(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range subs {
+			out[f] = true
+		}
+	}
+	return out, nil
 }
 
 // stemOf is the task id a file of one run gives: the folder of a file in

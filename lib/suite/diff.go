@@ -82,6 +82,19 @@ type DiffSummary struct {
 	SignTestP       *float64    `json:"sign_test_p,omitempty"`
 }
 
+// MarshalJSON gives the summary's rates and deltas rounded to
+// RateDecimals (the p-values are exact, and left whole).
+func (s DiffSummary) MarshalJSON() ([]byte, error) {
+	type plain DiffSummary
+	p := plain(s)
+	p.PassRateA, p.PassRateB = roundedp(p.PassRateA), roundedp(p.PassRateB)
+	p.MeanScoreDelta, p.MeanRateDelta = roundedp(p.MeanScoreDelta), roundedp(p.MeanRateDelta)
+	if ci := p.MeanRateDeltaCI; ci != nil {
+		p.MeanRateDeltaCI = &[2]float64{rounded(ci[0]), rounded(ci[1])}
+	}
+	return json.Marshal(p)
+}
+
 // P is the p-value of the summary's test.
 func (s DiffSummary) P() float64 {
 	if s.SignTestP != nil {
@@ -146,6 +159,14 @@ func (t TaskDiff) MarshalJSON() ([]byte, error) {
 type TaskRate struct {
 	Counts
 	Rate *float64 `json:"rate"`
+}
+
+// MarshalJSON gives the rate rounded to RateDecimals.
+func (r TaskRate) MarshalJSON() ([]byte, error) {
+	type plain TaskRate
+	p := plain(r)
+	p.Rate = roundedp(p.Rate)
+	return json.Marshal(p)
 }
 
 // Pair is the representative pair of a task compared by trials: the run

@@ -20,7 +20,7 @@ func FuzzResults(f *testing.F) {
 			return
 		}
 		rs := []Run{{Task: "a", Epoch: 1}, {Task: "a", Epoch: 2}}
-		_ = (&Results{files: []*resultsFile{rf}}).apply(rs, func(string) {})
+		_ = (&Results{files: []*resultsFile{rf}}).apply(rs, func(string) {}, func(string) {})
 		if _, err := json.Marshal(rs); err != nil {
 			t.Fatal(err)
 		}

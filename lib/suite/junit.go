@@ -62,6 +62,7 @@ func WriteDiffJUnit(w io.Writer, r *DiffReport) error {
 	ts := junitSuite{Name: fmt.Sprintf("ctx suite diff %s %s", r.A.Name, r.B.Name)}
 	ts.Properties = []junitProperty{
 		{"a", r.A.Name + " " + r.A.Suite}, {"b", r.B.Name + " " + r.B.Suite},
+		{"a_runs", SideText(r.A, s.PassRateA)}, {"b_runs", SideText(r.B, s.PassRateB)},
 		{"compared", s.Compared}, {"summary", SummaryText(s)}, {s.Test + "_p", pText(s.P())},
 	}
 	for _, t := range r.ByChange() {

@@ -40,8 +40,9 @@ type resultsFile struct {
 	name    string // the path given, for messages
 	source  string // the outcome's source: the file's name
 	entries []result
-	// complete is set for a list of the resolved tasks (SWE-bench's
-	// results.json): a run it does not name did not pass.
+	// complete is set for a list of the resolved tasks that lists no
+	// unresolved ones (SWE-bench's results.json): a run it does not name
+	// did not pass.
 	complete bool
 }
 
@@ -179,7 +180,7 @@ func (r *Results) readDir(dir string) error {
 // the harness's own failures, else failed.
 func swebenchLists() map[string]bool {
 	return map[string]bool{
-		"unresolved_ids": false, "empty_patch_ids": false, "no_generation": false, "generated": false,
+		"unresolved": false, "unresolved_ids": false, "empty_patch_ids": false, "no_generation": false, "generated": false,
 		"with_logs": false, "no_logs": false, "no_apply": false, "applied": false,
 		"error_ids": true, "install_fail": true, "reset_failed": true, "test_errored": true, "test_timeout": true,
 	}
@@ -248,7 +249,9 @@ func (f *resultsFile) parse(b []byte, note func(string)) error {
 				return err
 			}
 		}
-		f.complete = true
+		// Only a list of the resolved says what it leaves out did not
+		// pass; one that lists the unresolved too judges what it names.
+		f.complete = top["unresolved"] == nil && top["unresolved_ids"] == nil
 		return nil
 	case top["instances"] != nil:
 		return elements(top["instances"], ".instances", func(path string, raw []byte) error {
@@ -373,14 +376,27 @@ func numberTrials(entries []result) []string {
 // every run of the task, a trial's the run of its task and epoch). A
 // results file that names none of the suite's tasks is an error: its
 // verdicts would judge nothing, or, for a list of resolved tasks, judge
-// every run failed. One that names tasks without a run is warned of,
-// with how many it matched.
-func (r *Results) apply(runs []Run, warn func(string)) error {
+// every run failed. The runs a file does not judge keep their verdict,
+// except under a list of the resolved tasks alone, which says the others
+// did not pass: either way warn says how many of the suite's tasks and
+// runs the file judged and what became of the others. warn also hears of
+// the file's tasks without a run; note, of the runs whose own verdict the
+// file reversed.
+func (r *Results) apply(runs []Run, warn, note func(string)) error {
 	byTask := map[string][]*Run{}
 	for i := range runs {
 		byTask[runs[i].Task] = append(byTask[runs[i].Task], &runs[i])
 	}
+	say := func(f func(string), s string) {
+		if f != nil {
+			f(s)
+		}
+	}
 	for _, f := range r.files {
+		before := make([]judgement, len(runs))
+		for i := range runs {
+			before[i] = Judging{}.judge(&runs[i])
+		}
 		named := map[string]bool{}
 		var missing []string
 		unmatched := 0
@@ -414,16 +430,23 @@ func (r *Results) apply(runs []Run, warn func(string)) error {
 		if matched == 0 {
 			return noMatchError(f, len(named), runs)
 		}
+		var rest []int // the runs the file does not judge
+		for i := range runs {
+			if !judged[&runs[i]] {
+				rest = append(rest, i)
+			}
+		}
+		if len(rest) > 0 {
+			say(warn, f.unjudged(runs, rest, before, judged))
+		}
 		if f.complete {
 			// A list of the resolved: a run it does not name did not pass.
 			unnamed := result{passed: boolp(false)}
-			for i := range runs {
-				if !judged[&runs[i]] {
-					runs[i].Outcome, _ = unnamed.outcome(f.source, runs[i].Outcome)
-				}
+			for _, i := range rest {
+				runs[i].Outcome, _ = unnamed.outcome(f.source, runs[i].Outcome)
 			}
 		}
-		if (len(missing) > 0 || unmatched > 0) && warn != nil {
+		if len(missing) > 0 || unmatched > 0 {
 			msg := fmt.Sprintf("--results %s: %d of its %s %s a run in the suite", f.name, matched, text.Plural(len(named), "task"), has(matched))
 			if len(missing) > 0 {
 				msg += fmt.Sprintf("; %d %s none: %s", len(missing), has(len(missing)), listed(missing, 5))
@@ -431,10 +454,73 @@ func (r *Results) apply(runs []Run, warn func(string)) error {
 			if unmatched > 0 {
 				msg += fmt.Sprintf("; %s name an epoch the suite has no run of", text.Plural(unmatched, "trial"))
 			}
-			warn(msg)
+			say(warn, msg)
+		}
+		if down, up := reversed(runs, before, judged); down+up > 0 {
+			var parts []string
+			if down > 0 {
+				parts = append(parts, fmt.Sprintf("%d from passed to failed", down))
+			}
+			if up > 0 {
+				parts = append(parts, fmt.Sprintf("%d from failed to passed", up))
+			}
+			say(note, fmt.Sprintf("--results %s reverses the own verdict of %s: %s", f.name, text.Plural(down+up, "run"), strings.Join(parts, ", ")))
 		}
 	}
 	return nil
+}
+
+// unjudged says how many of the suite's tasks and runs f judged (judged),
+// and what becomes of the others (rest, by index; before: their verdicts
+// before f): under a list of the resolved they are judged failed, and
+// those that had passed are counted; otherwise they keep their verdicts,
+// counted.
+func (f *resultsFile) unjudged(runs []Run, rest []int, before []judgement, judged map[*Run]bool) string {
+	var restTasks []string
+	seen := map[string]bool{}
+	var kept Counts
+	for _, i := range rest {
+		if !seen[runs[i].Task] {
+			seen[runs[i].Task] = true
+			restTasks = append(restTasks, runs[i].Task)
+		}
+		kept.add(before[i])
+	}
+	tasks := map[string]bool{} // the tasks of which f judges a run
+	for r := range judged {
+		tasks[r.Task] = true
+	}
+	msg := fmt.Sprintf("--results %s judges %d of the suite's %s (%d of its %s); the other %s (tasks %s)",
+		f.name, len(tasks), text.Plural(countTasks(runs), "task"), len(judged), text.Plural(len(runs), "run"),
+		text.Plural(len(rest), "run"), listed(restTasks, 5))
+	switch {
+	case !f.complete && kept.judged()+kept.Errored == 0:
+		return msg + " have no verdict: their logs give none"
+	case !f.complete:
+		return msg + " keep their own verdicts: " + kept.Sentence()
+	}
+	msg += " are judged failed: it lists the resolved tasks only (as SWE-bench's results.json), so what it does not name did not pass"
+	if kept.Passed > 0 {
+		msg += fmt.Sprintf("; %d of them passed by their own verdict", kept.Passed)
+	}
+	return msg
+}
+
+// reversed counts the runs f judged whose verdict it turned (before: the
+// verdicts before f): passed to failed (down), failed to passed (up).
+func reversed(runs []Run, before []judgement, judged map[*Run]bool) (down, up int) {
+	for i := range runs {
+		if !judged[&runs[i]] {
+			continue
+		}
+		switch now := (Judging{}).judge(&runs[i]); {
+		case before[i] == judgedPassed && now == judgedFailed:
+			down++
+		case before[i] == judgedFailed && now == judgedPassed:
+			up++
+		}
+	}
+	return down, up
 }
 
 // noMatchError is a results file that names none of the suite's tasks.

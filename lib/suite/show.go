@@ -3,6 +3,7 @@ package suite
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 )
 
@@ -21,8 +22,8 @@ type ShowReport struct {
 // PassAtK is pass@k for k = 1 up to the fewest runs with a verdict any
 // task has, the unbiased estimator averaged over the tasks with a
 // verdict (index k-1 holds pass@k). Its JSON is an object keyed by k, as
-// harnesses print it: {"1": 0.6, "2": 0.8}; null when no run has a
-// verdict.
+// harnesses print it, each rounded to RateDecimals: {"1": 0.6, "2":
+// 0.8}; null when no run has a verdict.
 type PassAtK []float64
 
 // MarshalJSON writes the object in the order of k.
@@ -36,7 +37,7 @@ func (p PassAtK) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		x, err := json.Marshal(v)
+		x, err := json.Marshal(rounded(v))
 		if err != nil {
 			return nil, err
 		}
@@ -154,4 +155,33 @@ func add[T int64 | float64](sum, v *T) *T {
 		n += *sum
 	}
 	return &n
+}
+
+// RateDecimals is how many decimals the JSON of a rate (a pass rate,
+// pass@k, a mean difference of rates or scores) keeps: a hundredth of a
+// percentage point, finer than one task of 5,000 moves a rate, and
+// without the noise of binary fractions (0.7, not 0.7000000000000001).
+// The figures are computed whole; only what is printed is rounded.
+const RateDecimals = 4
+
+// rounded is x to RateDecimals decimals.
+func rounded(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
+	}
+	const scale = 1e4 // 10^RateDecimals
+	r := math.Round(x*scale) / scale
+	if r == 0 {
+		return 0 // never -0
+	}
+	return r
+}
+
+// roundedp is rounded of *x, nil for nil.
+func roundedp(x *float64) *float64 {
+	if x == nil {
+		return nil
+	}
+	r := rounded(*x)
+	return &r
 }

@@ -3,8 +3,11 @@ package suite
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/contextsubstrate/ctx/lib/pack"
 )
 
 // TestCmpTask orders ids as Inspect orders samples.
@@ -73,15 +76,17 @@ func TestReadResults(t *testing.T) {
 		name, file, want string
 		warnings         int
 	}{
-		{"results.json", `{"resolved": ["a", "z"], "no_logs": ["c"]}`, "a=pass:results.json b=fail:results.json c=fail:results.json", 1},
-		{"errors.json", `{"resolved": ["a"], "test_timeout": ["b", "a"]}`, "a=pass:errors.json b=errored(test_timeout) c=fail:errors.json", 0},
-		{"results_summary.json", `{"instances": [{"instance_id": "b", "resolved": true}, {"instance_id": "c", "resolved": false}]}`, "a=? b=pass:results_summary.json c=fail:results_summary.json", 0},
-		{"report.json", `{"a": {"resolved": false, "tests_status": {}}}`, "a=fail:report.json b=? c=?", 0},
+		{"results.json", `{"resolved": ["a", "z"], "no_logs": ["c"]}`, "a=pass:results.json b=fail:results.json c=fail:results.json", 2},
+		{"errors.json", `{"resolved": ["a"], "test_timeout": ["b", "a"]}`, "a=pass:errors.json b=errored(test_timeout) c=fail:errors.json", 1},
+		{"results_summary.json", `{"instances": [{"instance_id": "b", "resolved": true}, {"instance_id": "c", "resolved": false}]}`, "a=? b=pass:results_summary.json c=fail:results_summary.json", 1},
+		{"report.json", `{"a": {"resolved": false, "tests_status": {}}}`, "a=fail:report.json b=? c=?", 1},
 		{"run.json", `{"resolved_ids": ["c"], "unresolved_ids": ["a"], "error_ids": ["b"]}`, "a=fail:run.json b=errored(error_ids) c=pass:run.json", 0},
+		{"both.json", `{"resolved": ["a"], "unresolved": ["b"]}`, "a=pass:both.json b=fail:both.json c=?", 1},
+		{"report-ids.json", `{"resolved_ids": ["a"], "unresolved_ids": ["b"]}`, "a=pass:report-ids.json b=fail:report-ids.json c=?", 1},
 		{"tb.json", `{"results": [{"task_id": "a", "trial_name": "a.1-of-2", "is_resolved": true}, {"task_id": "a", "trial_name": "a.2-of-2", "is_resolved": false},
 			{"task_id": "c", "trial_name": "c.1-of-1", "is_resolved": null, "failure_mode": "test_timeout"}], "resolved_ids": ["a"]}`,
-			"a=pass:tb.json b=? c=errored(test_timeout)", 1},
-		{"trial.json", `{"task_id": "b", "trial_name": "b.1-of-1.2026-05-01", "is_resolved": false, "instruction": "x"}`, "a=? b=fail:trial.json c=?", 0},
+			"a=pass:tb.json b=? c=errored(test_timeout)", 2},
+		{"trial.json", `{"task_id": "b", "trial_name": "b.1-of-1.2026-05-01", "is_resolved": false, "instruction": "x"}`, "a=? b=fail:trial.json c=?", 1},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -91,7 +96,7 @@ func TestReadResults(t *testing.T) {
 			}
 			rs := runs()
 			warnings := 0
-			if err := r.apply(rs, func(string) { warnings++ }); err != nil {
+			if err := r.apply(rs, func(string) { warnings++ }, nil); err != nil {
 				t.Fatal(err)
 			}
 			if got := verdicts(rs); got != c.want || warnings != c.warnings {
@@ -106,7 +111,7 @@ func TestReadResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := runs()
-	if err := r.apply(rs, nil); err != nil {
+	if err := r.apply(rs, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := verdicts(rs); got != "a=pass:report.json b=fail:report.json c=?" {
@@ -117,7 +122,7 @@ func TestReadResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.apply(runs(), nil); err == nil || !strings.Contains(err.Error(), "names none of the suite's 3 tasks (it names 2 tasks, as x, y; the suite's are as a, b)") {
+	if err := r.apply(runs(), nil, nil); err == nil || !strings.Contains(err.Error(), "names none of the suite's 3 tasks (it names 2 tasks, as x, y; the suite's are as a, b)") {
 		t.Errorf("no task matched: %v", err)
 	}
 	for bad, msg := range map[string]string{
@@ -135,6 +140,67 @@ func TestReadResults(t *testing.T) {
 		_, err := ReadResults([]string{write("bad.json", bad)}, nil)
 		if err == nil || !strings.Contains(err.Error(), msg) || !strings.Contains(err.Error(), "bad.json") {
 			t.Errorf("%s: %v, want %q", bad, err, msg)
+		}
+	}
+}
+
+// TestResultsLeaveOthers holds what the runs a results file does not
+// name get: their own verdicts (or none), unless the file lists the
+// resolved tasks alone; either way a warning says how many of the
+// suite's tasks and runs it judged, and a note counts the runs whose own
+// verdict it reversed.
+func TestResultsLeaveOthers(t *testing.T) {
+	dir := t.TempDir()
+	own := func(passed bool) *pack.Outcome { return &pack.Outcome{Passed: &passed, Source: "grader"} }
+	runs := func() []Run {
+		return []Run{{Task: "a", Epoch: 1, Outcome: own(true)}, {Task: "b", Epoch: 1, Outcome: own(true)},
+			{Task: "c", Epoch: 1, Outcome: own(false)}, {Task: "c", Epoch: 2, Outcome: own(true)}, {Task: "d", Epoch: 1}}
+	}
+	for _, c := range []struct {
+		file, want, warning, note string
+	}{
+		{`{"resolved": ["a"], "unresolved": ["b"]}`, "a:true b:false c:false c:true d:nil",
+			"--results r.json judges 2 of the suite's 4 tasks (2 of its 5 runs); the other 3 runs (tasks c, d) keep their own verdicts: 1 passed, 1 failed, 1 without a verdict",
+			"--results r.json reverses the own verdict of 1 run: 1 from passed to failed"},
+		{`{"resolved": ["a", "zz"]}`, "a:true b:false c:false c:false d:false",
+			"--results r.json judges 1 of the suite's 4 tasks (1 of its 5 runs); the other 4 runs (tasks b, c, d) are judged failed: it lists the resolved tasks only (as SWE-bench's results.json), so what it does not name did not pass; 2 of them passed by their own verdict",
+			""},
+		{`{"instances": [{"instance_id": "d", "resolved": true}]}`, "a:true b:true c:false c:true d:true",
+			"--results r.json judges 1 of the suite's 4 tasks (1 of its 5 runs); the other 4 runs (tasks a, b, c) keep their own verdicts: 3 passed, 1 failed",
+			""},
+		{`{"results": [{"task_id": "c", "trial_name": "c.2-of-2", "is_resolved": false}]}`, "a:true b:true c:false c:false d:nil",
+			"--results r.json judges 1 of the suite's 4 tasks (1 of its 5 runs); the other 4 runs (tasks a, b, c, d) keep their own verdicts: 2 passed, 1 failed, 1 without a verdict",
+			"--results r.json reverses the own verdict of 1 run: 1 from passed to failed"},
+	} {
+		p := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(p, []byte(c.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ReadResults([]string{p}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := runs()
+		var warnings, notes []string
+		if err := r.apply(rs, func(s string) { warnings = append(warnings, s) }, func(s string) { notes = append(notes, s) }); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, run := range rs {
+			v := "nil"
+			if p := run.Passed(); p != nil {
+				v = strconv.FormatBool(*p)
+			}
+			got = append(got, run.Task+":"+v)
+		}
+		if g := strings.Join(got, " "); g != c.want {
+			t.Errorf("%s: %s, want %s", c.file, g, c.want)
+		}
+		if len(warnings) == 0 || strings.ReplaceAll(warnings[0], dir+"/", "") != c.warning {
+			t.Errorf("%s: warnings %q, want first %q", c.file, warnings, c.warning)
+		}
+		if n := strings.ReplaceAll(strings.Join(notes, "\n"), dir+"/", ""); n != c.note {
+			t.Errorf("%s: notes %q, want %q", c.file, n, c.note)
 		}
 	}
 }

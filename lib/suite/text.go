@@ -17,12 +17,8 @@ import (
 func WriteShowHuman(w io.Writer, r ShowReport) error {
 	fmt.Fprintf(w, "suite %s  %s\n", r.Name, r.Suite)
 	fmt.Fprintf(w, "%s, %s: %s\n", text.Plural(r.Totals.Tasks, "task"), text.Plural(r.Runs, "run"), r.Counts.Sentence())
-	if len(r.PassAtK) > 1 {
-		parts := make([]string, len(r.PassAtK))
-		for i, p := range r.PassAtK {
-			parts[i] = fmt.Sprintf("pass@%d %.4g", i+1, p)
-		}
-		fmt.Fprintln(w, strings.Join(parts, ", "))
+	if len(r.PassAtK) > 0 {
+		fmt.Fprintln(w, passAtKText(r))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -34,6 +30,35 @@ func WriteShowHuman(w io.Writer, r ShowReport) error {
 	tt := r.Totals
 	fmt.Fprintf(tw, "total\t\t%d/%d\t\t%d\t%d\t%s\t%s\t%s\t\t\n", r.Passed, r.Runs, tt.Steps, tt.ToolCalls, intText(tt.Tokens), costText(tt.CostUSD), secondsText(tt.Duration))
 	return tw.Flush()
+}
+
+// passAtKText is pass@k as a line of the table's head: "pass@1 0.7,
+// pass@2 0.8167", and, when k stops short of the runs a task has, the
+// task that stops it ("k up to 1: t6 has 1 run with a verdict").
+func passAtKText(r ShowReport) string {
+	parts := make([]string, len(r.PassAtK))
+	for i, p := range r.PassAtK {
+		parts[i] = fmt.Sprintf("pass@%d %s", i+1, strconv.FormatFloat(rounded(p), 'f', -1, 64))
+	}
+	line := strings.Join(parts, ", ")
+	runs, judged := map[string]int{}, map[string]int{}
+	most := 0
+	for _, t := range r.Tasks {
+		runs[t.Task]++
+		most = max(most, runs[t.Task])
+		if t.judged == judgedPassed || t.judged == judgedFailed {
+			judged[t.Task]++
+		}
+	}
+	if len(r.PassAtK) >= most {
+		return line
+	}
+	for _, t := range r.Tasks { // the first task with the fewest
+		if n := judged[t.Task]; n == len(r.PassAtK) {
+			return fmt.Sprintf("%s (k up to %d: %s has %s with a verdict)", line, n, text.Clip(t.Task, 48), text.Plural(n, "run"))
+		}
+	}
+	return line
 }
 
 // verdictText is a run's verdict in a table: passed, failed, errored
@@ -96,13 +121,18 @@ func (r *DiffReport) byChange() []int {
 func (r *DiffReport) Trials() bool { return r.Summary.Compared == ComparedTrials }
 
 // SideText is one suite's line: how many of its runs passed and its pass
-// rate, the runs that errored or have no verdict; "no verdict" when no
-// run has one.
+// rate, over the same runs, those with a verdict ("16/30 passed
+// (53.3%)"); when some have none, "16/25 judged passed (64.0%); 30 runs,
+// 5 errored", the runs that errored or have no verdict said apart; "no
+// verdict" when no run has one.
 func SideText(x SideSummary, rate *float64) string {
 	if x.judged() == 0 && x.Errored == 0 {
 		return fmt.Sprintf("%s, %s", text.Plural(x.Runs, "run"), pack.VerdictNone)
 	}
-	s := fmt.Sprintf("%d/%d passed (%s)", x.Passed, x.Runs, percent(rate))
+	if x.judged() == x.Runs {
+		return fmt.Sprintf("%d/%d passed (%s)", x.Passed, x.Runs, percent(rate))
+	}
+	s := fmt.Sprintf("%d/%d judged passed (%s); %s", x.Passed, x.judged(), percent(rate), text.Plural(x.Runs, "run"))
 	if x.Errored > 0 {
 		s += fmt.Sprintf(", %d errored", x.Errored)
 	}

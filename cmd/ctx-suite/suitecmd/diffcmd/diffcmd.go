@@ -47,14 +47,10 @@ JSON by default: {"a", "b", "summary", "tasks"}. --human prints a table,
 regressions first; --markdown a summary for a CI job summary or a pull
 request comment; --html one self-contained page (-o FILE); --junit FILE
 writes JUnit XML beside any of them (a testcase per task, a failure per
-regression, an error per errored task; --junit - on standard output).
-
-Exit status 1 when a task regressed (--fail-on changed: when any task
-regressed, improved or is on one side only; --fail-on never: never), 0
-otherwise (errored tasks included), 2 on error, including two suites
-with no task in common.`,
-		Exits: []string{"0 no task regressed (or what --fail-on names did not happen); errored tasks never count",
-			"1 a task regressed (--fail-on changed: a task changed or is on one side only)", "2"},
+regression, an error per errored task; --junit - on standard output).`,
+		Exits: []string{"0 no task regressed (or what --fail-on names did not happen); errored and unjudged tasks never count",
+			"1 a task regressed (--fail-on changed: a task regressed, improved or is on one side only; --fail-on never: never)",
+			"2 the comparison could not be made: a suite not found or unreadable, two suites with no task in common, a registry error, a usage error"},
 		Examples: `ctx suite diff baseline candidate
 ctx suite diff baseline candidate --human
 ctx suite diff baseline candidate --markdown --junit report.xml >> "$GITHUB_STEP_SUMMARY"
