@@ -8,6 +8,7 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"io"
 	"os"
 	"os/exec"
@@ -118,7 +119,7 @@ func TestImportHugeManifest(t *testing.T) {
 	tw.Close()
 	f.Close()
 
-	st := newStoreDir(t)
+	st := ctxtest.NewStoreDir(t)
 	cmd := exec.Command("maxrss", "64", "sh", "-c", "ctx-import --store "+st+" "+tarPath+"; test $? = 2")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -129,7 +130,7 @@ func TestImportHugeManifest(t *testing.T) {
 	if want := "the manifest of pack sha256:" + hx + " has " + strconv.Itoa(len(head)+size+len(tail)) + " bytes, more than the 64 MiB ctx import reads"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("stderr does not say %q", want)
 	}
-	if out := mustCtx(t, "", "ctx-log", "--store", st, "--json"); strings.Contains(out, hx) {
+	if out := ctxtest.Must(t, "", "ctx-log", "--store", st, "--json"); strings.Contains(out, hx) {
 		t.Errorf("the pack was imported: %s", out)
 	}
 }

@@ -3,6 +3,7 @@ package ctx_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"net"
 	"net/http"
 	"os"
@@ -52,10 +53,10 @@ func TestHTMLPagesInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustCtx(t, dir, "ctx-init")
-	a := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--no-sidecars", "a.json"))
-	b := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--no-sidecars", "b.json"))
-	out, errOut, code := ctxCmd(t, dir, "ctx-diff", a, b)
+	ctxtest.Must(t, dir, "ctx-init")
+	a := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--no-sidecars", "a.json"))
+	b := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--no-sidecars", "b.json"))
+	out, errOut, code := ctxtest.Cmd(t, dir, "ctx-diff", a, b)
 	if code != 1 {
 		t.Fatalf("ctx diff: exit %d\n%s", code, errOut)
 	}
@@ -66,10 +67,10 @@ func TestHTMLPagesInChromium(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if _, errOut, code := ctxCmd(t, dir, "ctx-diff", "--html", "-o", "diff.html", a, b); code != 1 {
+	if _, errOut, code := ctxtest.Cmd(t, dir, "ctx-diff", "--html", "-o", "diff.html", a, b); code != 1 {
 		t.Fatalf("ctx diff --html: exit %d\n%s", code, errOut)
 	}
-	mustCtx(t, dir, "ctx-show", "--html", "-o", "show.html", b)
+	ctxtest.Must(t, dir, "ctx-show", "--html", "-o", "show.html", b)
 
 	// The diff page.
 	file, err := os.ReadFile(filepath.Join(dir, "diff.html"))

@@ -1,6 +1,7 @@
 package ctx_test
 
 import (
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -29,7 +30,7 @@ func TestVerbsLinkOnlyWhatTheyNeed(t *testing.T) {
 	signs := map[string]bool{"ctx-attest": true, "ctx-key": true, "ctx-pack": true, "ctx-pull": true, "ctx-push": true, "ctx-verify": true}
 	// protobuf comes with OTLP (record) and with parquet-go (suite's tables).
 	protobuf := map[string]bool{"ctx-record": true, "ctx-suite": true}
-	out, err := exec.Command(goTool(t), "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./cmd/...").Output()
+	out, err := exec.Command(ctxtest.GoTool(t), "list", "-f", "{{.ImportPath}} {{join .Deps \" \"}}", "./cmd/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}

@@ -2,6 +2,7 @@ package ctx_test
 
 import (
 	"bytes"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +20,7 @@ func ctxEnv(t *testing.T, dir string, env []string, prog string, args ...string)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	return stdout.String(), stderr.String(), exitCode(err)
+	return stdout.String(), stderr.String(), ctxtest.ExitCode(err)
 }
 
 // foreignStore makes a store with a pack and a config.json tool, gives it
@@ -31,11 +32,11 @@ func foreignStore(t *testing.T) string {
 		t.Skip("giving a store to another user needs root")
 	}
 	dir := t.TempDir()
-	mustCtx(t, dir, "ctx-init")
-	writeFile(t, filepath.Join(dir, "run.json"), []byte(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"prompts":[],
+	ctxtest.Must(t, dir, "ctx-init")
+	ctxtest.WriteFile(t, filepath.Join(dir, "run.json"), []byte(`{"created":"2026-01-01T00:00:00Z","model":{"identifier":"m"},"prompts":[],
 		"steps":[{"tool":"mark","parameters":{},"output":"ran\n"}]}`))
-	mustCtx(t, dir, "ctx-pack", "run.json")
-	writeFile(t, filepath.Join(dir, ".ctx", "config.json"), []byte(`{"version":1,"tools":{"mark":{"command":["sh","-c","touch `+filepath.Join(dir, "pwned")+`; echo ran"]}}}`))
+	ctxtest.Must(t, dir, "ctx-pack", "run.json")
+	ctxtest.WriteFile(t, filepath.Join(dir, ".ctx", "config.json"), []byte(`{"version":1,"tools":{"mark":{"command":["sh","-c","touch `+filepath.Join(dir, "pwned")+`; echo ran"]}}}`))
 	err := filepath.Walk(filepath.Join(dir, ".ctx"), func(p string, _ os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -56,7 +57,7 @@ func foreignStore(t *testing.T) string {
 func TestForeignStoreRefused(t *testing.T) {
 	dir := foreignStore(t)
 	wd := filepath.Join(dir, "shared", "mine")
-	writeFile(t, filepath.Join(wd, "private.json"), []byte(`{"model":{"identifier":"m"},"prompts":[{"content":"my secret"}],"steps":[]}`))
+	ctxtest.WriteFile(t, filepath.Join(wd, "private.json"), []byte(`{"model":{"identifier":"m"},"prompts":[{"content":"my secret"}],"steps":[]}`))
 	root := filepath.Join(dir, ".ctx")
 	cfgHome := t.TempDir()
 	noList := []string{"CTX_SAFE_STORES=", "XDG_CONFIG_HOME=" + cfgHome}
@@ -88,7 +89,7 @@ func TestForeignStoreRefused(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s", env, code, errOut)
 		}
 	}
-	writeFile(t, filepath.Join(cfgHome, "ctx", "safe-stores"), []byte("# trusted\n/nowhere\n"+root+"\n"))
+	ctxtest.WriteFile(t, filepath.Join(cfgHome, "ctx", "safe-stores"), []byte("# trusted\n/nowhere\n"+root+"\n"))
 	if _, errOut, code := ctxEnv(t, wd, noList, "ctx-log"); code != 0 {
 		t.Errorf("with the safe-stores file: exit %d\n%s", code, errOut)
 	}

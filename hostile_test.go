@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -33,7 +34,7 @@ func TestNDJSONLineOf100MB(t *testing.T) {
 		t.Fatalf("the line is only %d bytes", stream.Len())
 	}
 
-	st := newStoreDir(t)
+	st := ctxtest.NewStoreDir(t)
 	// Through maxrss, so the figure is ctx pack's and not this test's.
 	cmd := exec.Command("maxrss", "1024", "ctx-pack", "--store", st, "-")
 	cmd.Stdin = &stream
@@ -55,7 +56,7 @@ func TestNDJSONLineOf100MB(t *testing.T) {
 	if got := hex.EncodeToString(h.Sum(nil)); got != hex.EncodeToString(want[:]) {
 		t.Errorf("ctx cat gave content hashing to %s, want %x", got, want)
 	}
-	if ps := runFsck(t, st, "--tmp-age", "0s"); len(ps) > 0 {
+	if ps := ctxtest.Fsck(t, st, "--tmp-age", "0s"); len(ps) > 0 {
 		t.Errorf("fsck: %v", ps)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"io"
 	"os"
 	"os/exec"
@@ -77,7 +78,7 @@ func recordEcho(t *testing.T, storeDir, server string) {
 func TestMCPPipedRequestsAnswered(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	recordEcho(t, storeDir, server)
 
 	for i := 0; i < 20; i++ {
@@ -108,7 +109,7 @@ func TestMCPPipedRequestsAnswered(t *testing.T) {
 func TestMCPServeSharedIDsAndBatches(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	recordEcho(t, storeDir, server)
 	input := strings.Replace(rawInit, "2025-06-18", "2025-03-26", 1) + "\n" + rawInitialized + "\n" +
 		strings.Repeat(rawEcho(7, "hello")+"\n", 20) +
@@ -142,7 +143,7 @@ func TestMCPServeSharedIDsAndBatches(t *testing.T) {
 func TestMCPClientStopsReading(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	recordEcho(t, storeDir, server)
 	for _, prog := range [][]string{
 		{"ctx-serve", "--store", storeDir, "--mcp", "--json", "--tag", "stopped", "rec"},
@@ -194,7 +195,7 @@ func TestMCPClientStopsReading(t *testing.T) {
 			if err := json.Unmarshal(m.Metadata, &meta); err != nil || meta.MCP.Ended != "client_stopped_reading" || len(m.Steps) < 1 {
 				t.Fatalf("the pack: %d steps, metadata %s", len(m.Steps), m.Metadata)
 			}
-			mustCtx(t, "", "ctx-rm", "--store", storeDir, "-f", "stopped")
+			ctxtest.Must(t, "", "ctx-rm", "--store", storeDir, "-f", "stopped")
 		})
 	}
 }
@@ -221,7 +222,7 @@ func TestMCPRecordEndsWhatTheServerLeft(t *testing.T) {
 	}
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	for _, c := range []struct {
 		name  string
 		crash bool
@@ -305,7 +306,7 @@ func TestMCPRecordUndecodableAnswers(t *testing.T) {
 	// A server that answers the client's requests, in the order this
 	// test makes them, with the files.
 	script := `read l; cat init.json; read l; read l; cat deep.json; read l; cat big.json; cat > /dev/null`
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	cmd, in, out, errBuf := rawPipe(t, "maxrss", "64", "ctx-record", "--store", storeDir, "--mcp", "--max-message", "1", "--tag", "raw", "--", "/bin/sh", "-c", "cd "+dir+" && "+script)
 	ask := func(line string) string {
 		t.Helper()
@@ -346,10 +347,10 @@ func TestMCPRecordUndecodableAnswers(t *testing.T) {
 			t.Errorf("step %d's metadata: %s", i, m.Steps[i].Metadata)
 		}
 	}
-	if got := mustCtx(t, "", "ctx-cat", "--store", storeDir, "raw:steps/0"); got != deep {
+	if got := ctxtest.Must(t, "", "ctx-cat", "--store", storeDir, "raw:steps/0"); got != deep {
 		t.Errorf("the deep answer's output: %.100q", got)
 	}
-	if got := mustCtx(t, "", "ctx-cat", "--store", storeDir, "raw:steps/1"); got != big {
+	if got := ctxtest.Must(t, "", "ctx-cat", "--store", storeDir, "raw:steps/1"); got != big {
 		t.Errorf("the long answer's output: %d bytes, want %d", len(got), len(big))
 	}
 

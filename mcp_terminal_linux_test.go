@@ -2,6 +2,7 @@ package ctx_test
 
 import (
 	"bufio"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -17,7 +18,7 @@ import (
 func TestMCPWaitsForAClientOnATerminal(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	recordEcho(t, storeDir, server)
 	for _, c := range []struct {
 		prog    []string
@@ -65,7 +66,7 @@ func TestMCPWaitsForAClientOnATerminal(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != 2 || !strings.Contains(rest, c.nothing) {
 				t.Fatalf("after %s: exit %d, said %q", c.end, code, rest)
 			}
-			if out := mustCtx(t, "", "ctx-log", "--store", storeDir, "--json"); strings.Count(out, `"hash"`) != 1 {
+			if out := ctxtest.Must(t, "", "ctx-log", "--store", storeDir, "--json"); strings.Count(out, `"hash"`) != 1 {
 				t.Fatalf("a session with nothing in it was packed:\n%s", out)
 			}
 		})

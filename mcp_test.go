@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"io"
 	"net"
 	"net/http"
@@ -31,7 +32,7 @@ import (
 func buildMCPServer(t testing.TB, dir string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "mcpserver")
-	out, err := exec.Command(goTool(t), "build", "-o", bin, "./internal/mcpserver").CombinedOutput()
+	out, err := exec.Command(ctxtest.GoTool(t), "build", "-o", bin, "./internal/mcpserver").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build ./internal/mcpserver: %v\n%s", err, out)
 	}
@@ -92,7 +93,7 @@ func mcpSession(t *testing.T, prog []string, calls []mcpCall) (results []string,
 func TestMCPRecordThenServe(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	calls := []mcpCall{
 		{"echo", map[string]any{"text": "hello"}},
 		{"add", map[string]any{"a": 2, "b": 40}},
@@ -142,7 +143,7 @@ func TestMCPRecordThenServe(t *testing.T) {
 		t.Fatalf("ctx serve --json summary %+v (%v) in %q", sum, err, errOut)
 	}
 	// The recorded and the served sessions are the same run.
-	out, errText, code := ctxCmd(t, "", "ctx-diff", "--store", storeDir, "rec", "served")
+	out, errText, code := ctxtest.Cmd(t, "", "ctx-diff", "--store", storeDir, "rec", "served")
 	var rep struct {
 		Summary map[string]int `json:"summary"`
 	}
@@ -164,7 +165,7 @@ func lastLine(s string) string {
 func TestMCPServeMissPolicyAndPassthrough(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	mcpSession(t, []string{"ctx-record", "--store", storeDir, "--mcp", "--tag", "rec", "--", server},
 		[]mcpCall{{"echo", map[string]any{"text": "hello"}}, {"add", map[string]any{"a": 1, "b": 2}}})
 
@@ -178,7 +179,7 @@ func TestMCPServeMissPolicyAndPassthrough(t *testing.T) {
 		t.Fatalf("arguments in another key order and spelling did not match: %s", res[1])
 	}
 	// The miss shows in the diff as changed parameters.
-	out, _, _ := ctxCmd(t, "", "ctx-diff", "--store", storeDir, "rec", "miss")
+	out, _, _ := ctxtest.Cmd(t, "", "ctx-diff", "--store", storeDir, "rec", "miss")
 	if !strings.Contains(out, `"param_drift":1`) {
 		t.Fatalf("ctx diff rec miss: %s", out)
 	}
@@ -207,7 +208,7 @@ func TestMCPServeMissPolicyAndPassthrough(t *testing.T) {
 func TestMCPRecordServerCrash(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.Command("ctx-record", "--store", storeDir, "--mcp", "--json", "--tag", "crashed", "--", server)
@@ -265,7 +266,7 @@ type runEnd struct {
 func showJSON(t *testing.T, storeDir, name string) shownPack {
 	t.Helper()
 	var m shownPack
-	if err := json.Unmarshal([]byte(mustCtx(t, "", "ctx-show", "--store", storeDir, "--json", name)), &m); err != nil {
+	if err := json.Unmarshal([]byte(ctxtest.Must(t, "", "ctx-show", "--store", storeDir, "--json", name)), &m); err != nil {
 		t.Fatal(err)
 	}
 	return m
@@ -277,7 +278,7 @@ func showJSON(t *testing.T, storeDir, name string) shownPack {
 func TestMCPServeBadInput(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	mcpSession(t, []string{"ctx-record", "--store", storeDir, "--mcp", "--tag", "rec", "--", server},
 		[]mcpCall{{"echo", map[string]any{"text": "hello"}}})
 
@@ -359,14 +360,14 @@ func toJSON(v any) string {
 }
 
 func TestMCPServeRefusesOtherPacks(t *testing.T) {
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	dir := t.TempDir()
 	log := filepath.Join(dir, "run.json")
 	if err := os.WriteFile(log, []byte(`{"model":{"identifier":"m"},"prompts":[{"content":"hi"}],"steps":[{"tool":"t","parameters":{},"output":"o"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mustCtx(t, dir, "ctx-pack", "--store", storeDir, "--tag", "plain", log)
-	_, errOut, code := ctxCmd(t, "", "ctx-serve", "--store", storeDir, "--mcp", "plain")
+	ctxtest.Must(t, dir, "ctx-pack", "--store", storeDir, "--tag", "plain", log)
+	_, errOut, code := ctxtest.Cmd(t, "", "ctx-serve", "--store", storeDir, "--mcp", "plain")
 	if code != 2 || !strings.Contains(errOut, "holds no MCP session") {
 		t.Fatalf("ctx serve of a pack without a session: exit %d\n%s", code, errOut)
 	}
@@ -416,7 +417,7 @@ func BenchmarkMCPCall(b *testing.B) {
 func TestMCPRecordInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	server := buildMCPServer(t, dir)
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	cmd, in, out, errBuf := rawPipe(t, "ctx-record", "--store", storeDir, "--mcp", "--tag", "cut", "--", server)
 	for _, line := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`,
@@ -460,7 +461,7 @@ func TestMCPRecordStreamableHTTP(t *testing.T) {
 	defer hs.Close()
 	target := "http://" + ln.Addr().String() + "/mcp"
 
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	rec := exec.Command("ctx-record", "--store", storeDir, "--mcp-url", target, "--tag", "web", "--json")
 	errPipe, _ := rec.StderrPipe()
 	if err := rec.Start(); err != nil {
@@ -527,7 +528,7 @@ func TestMCPRecordStreamableHTTP(t *testing.T) {
 // recording does, and exits with the command's status once it has ended;
 // the command spoke to no server, so there is nothing to pack.
 func TestMCPRecordHTTPPassesSignalsOn(t *testing.T) {
-	storeDir := newStoreDir(t)
+	storeDir := ctxtest.NewStoreDir(t)
 	rec := exec.Command("ctx-record", "--store", storeDir, "--mcp-url", "http://127.0.0.1:1/mcp", "--json", "--tag", "sig",
 		"--", "/bin/sh", "-c", `trap 'echo "got TERM, url $CTX_MCP_URL"; exit 7' TERM; echo ready; while :; do sleep 0.01; done`)
 	var errBuf strings.Builder
@@ -556,7 +557,7 @@ func TestMCPRecordHTTPPassesSignalsOn(t *testing.T) {
 	if !strings.Contains(errBuf.String(), "nothing MCP was exchanged with http://127.0.0.1:1/mcp") {
 		t.Fatalf("ctx record said %q", errBuf.String())
 	}
-	if out := mustCtx(t, "", "ctx-log", "--store", storeDir, "--json"); strings.TrimSpace(out) != "" {
+	if out := ctxtest.Must(t, "", "ctx-log", "--store", storeDir, "--json"); strings.TrimSpace(out) != "" {
 		t.Errorf("a session with nothing in it was packed: %s", out)
 	}
 }

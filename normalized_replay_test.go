@@ -3,6 +3,7 @@ package ctx_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -177,8 +178,8 @@ func replayLog(t *testing.T, log, ws string) []replaystream.Step {
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	p := strings.TrimSpace(run(t, packcmd.Run, nil, "--no-sidecars", "run.ndjson"))
-	out := run(t, replaycmd.Run, nil, "--json", "--workdir", ws, p)
+	p := strings.TrimSpace(ctxtest.Run(t, packcmd.Run, nil, "--no-sidecars", "run.ndjson"))
+	out := ctxtest.Run(t, replaycmd.Run, nil, "--json", "--workdir", ws, p)
 	var steps []replaystream.Step
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		var s replaystream.Step
@@ -228,14 +229,14 @@ func TestConvertedWritesAndEditsReplayAlike(t *testing.T) {
 			if err := os.WriteFile(transcript, []byte(format.session(t, format.calls)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			log := run(t, convertcmd.Run, nil, "--from", format.name, transcript)
+			log := ctxtest.Run(t, convertcmd.Run, nil, "--from", format.name, transcript)
 			if format.sentences {
 				normalized := strings.Count(log, `"normalized_output":"File `)
 				if normalized != len(format.calls) {
 					t.Errorf("%d of %d steps have the normalised sentence", normalized, len(format.calls))
 				}
 			}
-			run(t, initcmd.Run, nil)
+			ctxtest.Run(t, initcmd.Run, nil)
 			steps := replayLog(t, log, "ws")
 			if len(steps) != len(format.calls) {
 				t.Errorf("replay gave %d steps of %d", len(steps), len(format.calls))
@@ -299,7 +300,7 @@ func FuzzConvertedEditsReplayAlike(f *testing.F) {
 	f.Fuzz(func(t *testing.T, before, old, new string, line int, flags uint8) {
 		dir := t.TempDir()
 		t.Chdir(dir)
-		run(t, initcmd.Run, nil)
+		ctxtest.Run(t, initcmd.Run, nil)
 		oh := []fileCall{{"str_replace_editor", map[string]any{"command": "create", "path": "/w/f.txt", "file_text": before}, nil}}
 		switch {
 		case flags&1 != 0:
@@ -328,7 +329,7 @@ func FuzzConvertedEditsReplayAlike(f *testing.F) {
 			if err := os.WriteFile(transcript, []byte(format.session(t, format.calls)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			log := run(t, convertcmd.Run, nil, "--from", format.name, transcript)
+			log := ctxtest.Run(t, convertcmd.Run, nil, "--from", format.name, transcript)
 			ws := fmt.Sprint("ws", i)
 			steps := replayLog(t, log, ws)
 			if len(steps) != 2 {
@@ -367,7 +368,7 @@ func FuzzConvertedSWEActionsReplayAlike(f *testing.F) {
 	f.Fuzz(func(t *testing.T, file, action string) {
 		dir := t.TempDir()
 		t.Chdir(dir)
-		run(t, initcmd.Run, nil)
+		ctxtest.Run(t, initcmd.Run, nil)
 		text := map[string]any{"trajectory": []any{
 			map[string]any{"action": "open f.py", "observation": "", "response": ""},
 			map[string]any{"action": action, "observation": "", "response": ""},
@@ -391,9 +392,9 @@ func FuzzConvertedSWEActionsReplayAlike(f *testing.F) {
 			if err := os.WriteFile(p, []byte(jsonOf(t, traj)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			log := run(t, convertcmd.Run, nil, "--from", "swe-agent", p)
+			log := ctxtest.Run(t, convertcmd.Run, nil, "--from", "swe-agent", p)
 			ws := fmt.Sprint("ws", i)
-			writeFile(t, filepath.Join(ws, "f.py"), []byte(file))
+			ctxtest.WriteFile(t, filepath.Join(ws, "f.py"), []byte(file))
 			steps := replayLog(t, log, ws)
 			var last replaystream.Step
 			for _, s := range steps {

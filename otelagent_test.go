@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -29,7 +30,7 @@ import (
 func buildOtelAgent(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(goTool(t), "build", "-o", filepath.Join(dir, "otelagent"), "./internal/otelagent")
+	cmd := exec.Command(ctxtest.GoTool(t), "build", "-o", filepath.Join(dir, "otelagent"), "./internal/otelagent")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building internal/otelagent: %v\n%s", err, out)
 	}

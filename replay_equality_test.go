@@ -2,6 +2,7 @@ package ctx_test
 
 import (
 	"encoding/json"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -138,11 +139,11 @@ func replayBothWays(t *testing.T, fx replayFixture, mode []string) (stream, save
 	t.Chdir(fx.dir)
 	os.RemoveAll(".ctx")
 	t.Setenv("CTX_EXEC_PATH", filepath.Join(fx.dir, "tools"))
-	run(t, initcmd.Run, nil)
+	ctxtest.Run(t, initcmd.Run, nil)
 	if b, err := os.ReadFile("config.json"); err == nil {
 		writeFixtureFile(t, filepath.Join(".ctx", "config.json"), b, 0o644)
 	}
-	p := strings.TrimSpace(run(t, packcmd.Run, nil, "--no-sidecars", fx.log))
+	p := strings.TrimSpace(ctxtest.Run(t, packcmd.Run, nil, "--no-sidecars", fx.log))
 	replay := append([]string{"--step-timeout", "2s"}, mode...)
 
 	// Each replay gets the tree as the fixture left it.
@@ -150,17 +151,17 @@ func replayBothWays(t *testing.T, fx replayFixture, mode []string) (stream, save
 	if len(mode) > 0 {
 		restore = snapshot(t, "tree")
 	}
-	out := run(t, replaycmd.Run, nil, append(replay, p)...)
-	stream = driftOf(t, run(t, diffcmd.Run, strings.NewReader(out), p, "-"))
+	out := ctxtest.Run(t, replaycmd.Run, nil, append(replay, p)...)
+	stream = driftOf(t, ctxtest.Run(t, diffcmd.Run, strings.NewReader(out), p, "-"))
 	restore()
 
-	out = run(t, replaycmd.Run, nil, append(replay, "--save", p)...)
+	out = ctxtest.Run(t, replaycmd.Run, nil, append(replay, "--save", p)...)
 	var rep replaystream.Report
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rep); err != nil || rep.Saved == "" {
 		t.Fatalf("replay --save %s: no saved pack in %q (%v)", p, lines[len(lines)-1], err)
 	}
-	saved = driftOf(t, run(t, diffcmd.Run, nil, p, rep.Saved))
+	saved = driftOf(t, ctxtest.Run(t, diffcmd.Run, nil, p, rep.Saved))
 	return stream, saved
 }
 

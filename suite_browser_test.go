@@ -3,6 +3,7 @@ package ctx_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -47,10 +48,10 @@ func TestSuiteDiffPageInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustCtx(t, dir, "ctx-init")
-	mustCtx(t, dir, "ctx-suite", "add", "base", "a.ndjson")
-	mustCtx(t, dir, "ctx-suite", "add", "cand", "b.ndjson")
-	if _, errOut, code := ctxCmd(t, dir, "ctx-suite", "diff", "--html", "-o", "suite.html", "base", "cand"); code != 1 {
+	ctxtest.Must(t, dir, "ctx-init")
+	ctxtest.Must(t, dir, "ctx-suite", "add", "base", "a.ndjson")
+	ctxtest.Must(t, dir, "ctx-suite", "add", "cand", "b.ndjson")
+	if _, errOut, code := ctxtest.Cmd(t, dir, "ctx-suite", "diff", "--html", "-o", "suite.html", "base", "cand"); code != 1 {
 		t.Fatalf("ctx suite diff --html: exit %d (want 1: a task regressed)\n%s", code, errOut)
 	}
 	dom, requests := loadInChromium(t, chromium, filepath.Join(dir, "suite.html"))

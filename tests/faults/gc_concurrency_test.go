@@ -1,8 +1,9 @@
-package ctx_test
+package faults_test
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,27 +38,27 @@ func runProg(dir string, args ...string) (string, string, bool) {
 // pack lost an object. gc must have run many times meanwhile.
 func TestGCBesideWriters(t *testing.T) {
 	dir := t.TempDir()
-	st := newStoreDir(t)
+	st := ctxtest.NewStoreDir(t)
 
 	// A tar and a registry artifact of runs that share files with the
 	// runs packed here.
-	other := newStoreDir(t)
+	other := ctxtest.NewStoreDir(t)
 	var tarPacks []string
-	for _, log := range overlappingRuns(t, dir, "tar", 2) {
-		tarPacks = append(tarPacks, strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", other, "--no-sidecars", log)))
+	for _, log := range ctxtest.OverlappingRuns(t, dir, "tar", 2) {
+		tarPacks = append(tarPacks, strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", other, "--no-sidecars", log)))
 	}
 	tarPath := filepath.Join(dir, "other.tar")
-	mustCtx(t, dir, "ctx-export", "--store", other, "--all", "-o", tarPath)
+	ctxtest.Must(t, dir, "ctx-export", "--store", other, "--all", "-o", tarPath)
 	reg := registrytest.New(t, nil)
-	pulled := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", other, "--no-sidecars", overlappingRuns(t, dir, "reg", 1)[0]))
+	pulled := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", other, "--no-sidecars", ctxtest.OverlappingRuns(t, dir, "reg", 1)[0]))
 	ref := reg.Addr + "/gc/pull:v1"
-	mustCtx(t, dir, "ctx-push", "--store", other, "--plain-http", pulled, ref)
+	ctxtest.Must(t, dir, "ctx-push", "--store", other, "--plain-http", pulled, ref)
 
 	// Garbage to start with: packs removed, whose objects the writers
 	// below will find present.
-	for _, log := range overlappingRuns(t, dir, "old", 3) {
-		h := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", st, "--no-sidecars", log))
-		mustCtx(t, dir, "ctx-rm", "--store", st, h)
+	for _, log := range ctxtest.OverlappingRuns(t, dir, "old", 3) {
+		h := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", st, "--no-sidecars", log))
+		ctxtest.Must(t, dir, "ctx-rm", "--store", st, h)
 	}
 
 	const rounds = 6
@@ -103,7 +104,7 @@ func TestGCBesideWriters(t *testing.T) {
 		}
 	}()
 	for w := 0; w < 2; w++ {
-		logs := overlappingRuns(t, dir, fmt.Sprintf("w%d", w), rounds)
+		logs := ctxtest.OverlappingRuns(t, dir, fmt.Sprintf("w%d", w), rounds)
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
@@ -155,8 +156,8 @@ func TestGCBesideWriters(t *testing.T) {
 	}
 	t.Logf("ctx gc ran %d times beside the writers", gcs.Load())
 
-	checkIntact(t, st, "after gc beside writers")
-	listed := logHashes(t, st)
+	ctxtest.CheckIntact(t, st, "after gc beside writers")
+	listed := ctxtest.LogHashes(t, st)
 	for _, h := range append(tarPacks, pulled) {
 		if !listed[h] {
 			t.Errorf("%s is not listed", h)
@@ -166,9 +167,9 @@ func TestGCBesideWriters(t *testing.T) {
 		t.Errorf("ctx log lists %d packs, want %d", len(listed), 2*rounds+len(tarPacks)+1)
 	}
 	for h := range listed {
-		mustCtx(t, dir, "ctx-verify", "--store", st, h)
+		ctxtest.Must(t, dir, "ctx-verify", "--store", st, h)
 	}
 	// What was removed is gone once gc runs alone.
-	mustCtx(t, dir, "ctx-gc", "--store", st, "--prune=now")
-	checkIntact(t, st, "after a last gc")
+	ctxtest.Must(t, dir, "ctx-gc", "--store", st, "--prune=now")
+	ctxtest.CheckIntact(t, st, "after a last gc")
 }

@@ -1,8 +1,9 @@
-package ctx_test
+package faults_test
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,18 +20,18 @@ import (
 // back, listed and kept by gc.
 func TestLogBesideRm(t *testing.T) {
 	dir := t.TempDir()
-	st := newStoreDir(t)
+	st := ctxtest.NewStoreDir(t)
 	const runs = 40
 	var logs []string
 	for i := 0; i < runs; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("run-%d.json", i))
-		writeFile(t, p, []byte(fmt.Sprintf(`{"created": "2026-01-01T00:00:%02dZ", "model": {"identifier": "m"}, "prompts": [{"content": "run %d"}], "steps": []}`, i%60, i)))
+		ctxtest.WriteFile(t, p, []byte(fmt.Sprintf(`{"created": "2026-01-01T00:00:%02dZ", "model": {"identifier": "m"}, "prompts": [{"content": "run %d"}], "steps": []}`, i%60, i)))
 		logs = append(logs, p)
 	}
 	// One pack that stays, so refs/latest moves to it each time.
 	keep := filepath.Join(dir, "keep.json")
-	writeFile(t, keep, []byte(`{"created": "2025-01-01T00:00:00Z", "model": {"identifier": "m"}, "prompts": [], "steps": []}`))
-	kept := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", st, "--no-sidecars", keep))
+	ctxtest.WriteFile(t, keep, []byte(`{"created": "2025-01-01T00:00:00Z", "model": {"identifier": "m"}, "prompts": [], "steps": []}`))
+	kept := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", st, "--no-sidecars", keep))
 
 	var done atomic.Bool
 	var mu sync.Mutex
@@ -52,8 +53,8 @@ func TestLogBesideRm(t *testing.T) {
 	}
 	var removed []string
 	for _, log := range logs {
-		h := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", st, "--no-sidecars", log))
-		mustCtx(t, dir, "ctx-rm", "--store", st, h)
+		h := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", st, "--no-sidecars", log))
+		ctxtest.Must(t, dir, "ctx-rm", "--store", st, h)
 		removed = append(removed, h)
 	}
 	done.Store(true)
@@ -61,7 +62,7 @@ func TestLogBesideRm(t *testing.T) {
 	for _, w := range warnings {
 		t.Errorf("ctx log beside ctx rm: %s", w)
 	}
-	listed := logHashes(t, st)
+	listed := ctxtest.LogHashes(t, st)
 	index := indexedPacks(st)
 	back := 0
 	for _, h := range removed {
@@ -76,8 +77,8 @@ func TestLogBesideRm(t *testing.T) {
 		t.Errorf("ctx log lists %v, want only %s", listed, kept)
 	}
 	// gc deletes every removed pack.
-	mustCtx(t, dir, "ctx-gc", "--store", st, "--prune=now")
-	checkIntact(t, st, "after gc")
+	ctxtest.Must(t, dir, "ctx-gc", "--store", st, "--prune=now")
+	ctxtest.CheckIntact(t, st, "after gc")
 }
 
 // TestSuiteAddRace starts two ctx suite add of one name at once, many
@@ -91,7 +92,7 @@ func TestLogBesideRm(t *testing.T) {
 // every winner, whole, and the store is intact.
 func TestSuiteAddRace(t *testing.T) {
 	dir := t.TempDir()
-	st := newStoreDir(t)
+	st := ctxtest.NewStoreDir(t)
 	var logs [2]string
 	for i := range logs {
 		var b strings.Builder
@@ -100,7 +101,7 @@ func TestSuiteAddRace(t *testing.T) {
 			fmt.Fprintf(&b, `{"event":"step","tool":"bash","parameters":{"command":"make"},"output":"side %d task %d"}`+"\n", i, task)
 		}
 		logs[i] = filepath.Join(dir, fmt.Sprintf("side%d.ndjson", i))
-		writeFile(t, logs[i], []byte(b.String()))
+		ctxtest.WriteFile(t, logs[i], []byte(b.String()))
 	}
 	type outcome struct {
 		code            int
@@ -180,9 +181,9 @@ func TestSuiteAddRace(t *testing.T) {
 		winners[name] = shown.Suite
 	}
 	t.Logf("%d rounds: %d losers stopped by the compare and swap", rounds, swapped)
-	mustCtx(t, dir, "ctx-gc", "--store", st, "--prune=now")
+	ctxtest.Must(t, dir, "ctx-gc", "--store", st, "--prune=now")
 	for name, want := range winners {
-		out := mustCtx(t, dir, "ctx-suite", "show", "--json", "--store", st, name)
+		out := ctxtest.Must(t, dir, "ctx-suite", "show", "--json", "--store", st, name)
 		var shown struct {
 			Suite string
 			Tasks []struct{ Pack string }
@@ -191,10 +192,10 @@ func TestSuiteAddRace(t *testing.T) {
 			t.Fatalf("after gc, suite %s: %s (want %s)", name, out, want)
 		}
 		for _, task := range shown.Tasks {
-			mustCtx(t, dir, "ctx-verify", "--store", st, task.Pack)
+			ctxtest.Must(t, dir, "ctx-verify", "--store", st, task.Pack)
 		}
 	}
-	checkIntact(t, st, "after the races and gc")
+	ctxtest.CheckIntact(t, st, "after the races and gc")
 }
 
 // TestTagRace starts two ctx tag of one new name at once, each for another
@@ -203,12 +204,12 @@ func TestSuiteAddRace(t *testing.T) {
 // already; before, both exited 0 and the tag named the last writer's.
 func TestTagRace(t *testing.T) {
 	dir := t.TempDir()
-	st := newStoreDir(t)
+	st := ctxtest.NewStoreDir(t)
 	var packs [2]string
 	for i := range packs {
 		p := filepath.Join(dir, fmt.Sprintf("run%d.json", i))
-		writeFile(t, p, []byte(fmt.Sprintf(`{"model": {"identifier": "m"}, "prompts": [{"content": "run %d"}], "steps": []}`, i)))
-		packs[i] = strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", st, "--no-sidecars", p))
+		ctxtest.WriteFile(t, p, []byte(fmt.Sprintf(`{"model": {"identifier": "m"}, "prompts": [{"content": "run %d"}], "steps": []}`, i)))
+		packs[i] = strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", st, "--no-sidecars", p))
 	}
 	for round := range 30 {
 		name := fmt.Sprintf("v%d", round)
@@ -233,7 +234,7 @@ func TestTagRace(t *testing.T) {
 		if want := fmt.Sprintf("tag %q already names sha256:%s", name, strings.TrimPrefix(packs[win], "ctx://")); !strings.Contains(errs[lose], want) {
 			t.Fatalf("round %d: the loser says %q, want %q", round, errs[lose], want)
 		}
-		out := mustCtx(t, dir, "ctx-show", "--store", st, "--json", name)
+		out := ctxtest.Must(t, dir, "ctx-show", "--store", st, "--json", name)
 		if !strings.Contains(out, `"hash":"sha256:`+strings.TrimPrefix(packs[win], "ctx://")) {
 			t.Fatalf("round %d: tag %s does not name the winner's pack", round, name)
 		}

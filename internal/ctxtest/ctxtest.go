@@ -1,13 +1,15 @@
-package ctx_test
-
-// The helpers the tests of this directory share: running the programs
-// (ctxCmd, mustCtx: the real ctx-* programs, which testscript.Main in
-// script_test.go puts on PATH, each this test binary under the verb's
-// name; run: a verb in-process), making stores and runs to work on
-// (newStoreDir, memStoreDir, writeLargeRun, writeFile, overlappingRuns),
-// killing a program at a chosen moment (killAt, exitCode), and looking at
-// what a store holds afterwards (runFsck, checkIntact, logHashes,
-// readRef, temps), and the go command (goTool). docs/DEVELOPING.md says which file tests what.
+// Package ctxtest holds what the tests of ctx's programs share: the
+// programs themselves (Programs, for testscript.Main, which puts each on
+// PATH as this test binary under the verb's name), running them (Cmd,
+// Must; Run: a verb in-process), making stores and runs to work on
+// (NewStoreDir, MemStoreDir, WriteLargeRun, WriteFile, OverlappingRuns),
+// killing a program at a chosen moment (KillAt, ExitCode), and looking at
+// what a store holds afterwards (Fsck, CheckIntact, LogHashes, ReadRef,
+// Temps, TempFiles, CountObjects), and the go command (GoTool). The root
+// package (testdata/scripts and the tests of the whole) and tests/faults
+// (programs killed, faults, programs at once on one store) use it;
+// docs/DEVELOPING.md says which file tests what.
+package ctxtest
 
 import (
 	"bytes"
@@ -29,8 +31,8 @@ import (
 	"github.com/contextsubstrate/ctx/lib/cli"
 )
 
-// ctxCmd runs a ctx-* program and returns its stdout, stderr and exit code.
-func ctxCmd(t *testing.T, dir string, prog string, args ...string) (string, string, int) {
+// Cmd runs a ctx-* program and returns its stdout, stderr and exit code.
+func Cmd(t *testing.T, dir string, prog string, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.Command(prog, args...)
 	cmd.Dir = dir
@@ -48,31 +50,31 @@ func ctxCmd(t *testing.T, dir string, prog string, args ...string) (string, stri
 	return stdout.String(), stderr.String(), code
 }
 
-// mustCtx runs a ctx-* program that must succeed, and returns its stdout.
-func mustCtx(t *testing.T, dir string, prog string, args ...string) string {
+// Must runs a ctx-* program that must succeed, and returns its stdout.
+func Must(t *testing.T, dir string, prog string, args ...string) string {
 	t.Helper()
-	out, errOut, code := ctxCmd(t, dir, prog, args...)
+	out, errOut, code := Cmd(t, dir, prog, args...)
 	if code != 0 {
 		t.Fatalf("%s %s: exit %d\n%s", prog, strings.Join(args, " "), code, errOut)
 	}
 	return out
 }
 
-// fsckProblem is one problem of ctx fsck's report.
-type fsckProblem struct {
+// FsckProblem is one problem of ctx fsck's report.
+type FsckProblem struct {
 	Kind   string `json:"kind"`
 	Object string `json:"object"`
 	Detail string `json:"detail"`
 }
 
-// runFsck runs ctx fsck on the store with the given extra flags and returns
+// Fsck runs ctx fsck on the store with the given extra flags and returns
 // its problems.
-func runFsck(t *testing.T, storeDir string, flags ...string) []fsckProblem {
+func Fsck(t *testing.T, storeDir string, flags ...string) []FsckProblem {
 	t.Helper()
-	out, errOut, code := ctxCmd(t, "", "ctx-fsck", append([]string{"--store", storeDir}, flags...)...)
+	out, errOut, code := Cmd(t, "", "ctx-fsck", append([]string{"--store", storeDir}, flags...)...)
 	var rep struct {
 		OK       bool          `json:"ok"`
-		Problems []fsckProblem `json:"problems"`
+		Problems []FsckProblem `json:"problems"`
 	}
 	if err := json.Unmarshal([]byte(out), &rep); err != nil || code > 1 || rep.OK != (code == 0) || rep.OK != (len(rep.Problems) == 0) {
 		t.Fatalf("ctx fsck: exit %d, report %q, %v\n%s", code, out, err, errOut)
@@ -80,31 +82,31 @@ func runFsck(t *testing.T, storeDir string, flags ...string) []fsckProblem {
 	return rep.Problems
 }
 
-// newStoreDir makes a store with ctx init and returns its .ctx path.
-func newStoreDir(t *testing.T) string {
+// NewStoreDir makes a store with ctx init and returns its .ctx path.
+func NewStoreDir(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	mustCtx(t, dir, "ctx-init")
+	Must(t, dir, "ctx-init")
 	return filepath.Join(dir, ".ctx")
 }
 
-// writeLargeRun writes a run of many files given by path, plus a few large
+// WriteLargeRun writes a run of many files given by path, plus a few large
 // ones, and returns the log's path.
-func writeLargeRun(t *testing.T, small, large int, largeSize int) string {
+func WriteLargeRun(t *testing.T, small, large int, largeSize int) string {
 	t.Helper()
 	dir := t.TempDir()
 	var inputs []map[string]string
 	for i := 0; i < small; i++ {
 		name := fmt.Sprintf("src/d%02d/f%04d.txt", i%20, i)
 		content := strings.Repeat(fmt.Sprintf("line of file %d\n", i), 20+i%200)
-		writeFile(t, filepath.Join(dir, name), []byte(content))
+		WriteFile(t, filepath.Join(dir, name), []byte(content))
 		inputs = append(inputs, map[string]string{"path": name})
 	}
 	for i := 0; i < large; i++ {
 		name := fmt.Sprintf("data/large%d.bin", i)
 		b := make([]byte, largeSize)
 		rand.Read(b)
-		writeFile(t, filepath.Join(dir, name), b)
+		WriteFile(t, filepath.Join(dir, name), b)
 		inputs = append(inputs, map[string]string{"path": name})
 	}
 	log, err := json.Marshal(map[string]any{
@@ -118,11 +120,12 @@ func writeLargeRun(t *testing.T, small, large int, largeSize int) string {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "run.json")
-	writeFile(t, p, log)
+	WriteFile(t, p, log)
 	return p
 }
 
-func writeFile(t *testing.T, p string, b []byte) {
+// WriteFile writes b to p, making its directory.
+func WriteFile(t *testing.T, p string, b []byte) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -132,35 +135,36 @@ func writeFile(t *testing.T, p string, b []byte) {
 	}
 }
 
-// memStoreDir makes a store in memory (/dev/shm) where the machine has
+// MemStoreDir makes a store in memory (/dev/shm) where the machine has
 // it, else in a temporary directory. What a killed process leaves behind
 // is the same on any filesystem; in memory the syncs of each pack do not
 // wait for the rest of a busy machine's disk, which made the test take
 // most of a minute.
-func memStoreDir(t *testing.T) string {
+func MemStoreDir(t *testing.T) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("/dev/shm", "ctx-crash-")
 	if err != nil {
-		return newStoreDir(t)
+		return NewStoreDir(t)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	mustCtx(t, dir, "ctx-init")
+	Must(t, dir, "ctx-init")
 	return filepath.Join(dir, ".ctx")
 }
 
-// temps estimates the temporary files of objects being written: those in
+// Temps estimates the temporary files of objects being written: those in
 // tmp/ (an object read from a stream) and, beside their final names in
 // objects/ab/ (an object whose hash was known before writing), 16 times
 // those of the 16 fan-out directories ending in 0. Hashes spread evenly,
 // so that is close enough to tell thirds apart, and reading 17 directories
 // instead of 257 keeps the watcher quick enough to catch each phase on a
 // loaded machine.
-func temps(st string) int {
-	t, _ := countObjects(st, true)
+func Temps(st string) int {
+	t, _ := CountObjects(st, true)
 	return t
 }
 
-func readRef(t *testing.T, st string) string {
+// ReadRef returns what refs/latest of the store st names, "" if nothing.
+func ReadRef(t *testing.T, st string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(st, "refs", "latest"))
 	if err != nil {
@@ -169,11 +173,11 @@ func readRef(t *testing.T, st string) string {
 	return strings.TrimSpace(string(b))
 }
 
-// killAt starts cmd, writing to the store st, and kills it with SIGKILL as
+// KillAt starts cmd, writing to the store st, and kills it with SIGKILL as
 // soon as at says the store has reached the state wanted (at gets the
 // largest count of temporary files seen so far). It returns whether the
 // kill ended the command, and how the command ended.
-func killAt(t *testing.T, cmd *exec.Cmd, st string, at func(st string, peak int) bool) (killed bool, err error) {
+func KillAt(t *testing.T, cmd *exec.Cmd, st string, at func(st string, peak int) bool) (killed bool, err error) {
 	t.Helper()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -187,7 +191,7 @@ func killAt(t *testing.T, cmd *exec.Cmd, st string, at func(st string, peak int)
 			return false, err
 		default:
 		}
-		peak = max(peak, temps(st))
+		peak = max(peak, Temps(st))
 		if at(st, peak) {
 			cmd.Process.Signal(syscall.SIGKILL)
 			err = <-done
@@ -198,7 +202,9 @@ func killAt(t *testing.T, cmd *exec.Cmd, st string, at func(st string, peak int)
 	}
 }
 
-func exitCode(err error) int {
+// ExitCode is the exit status a shell would give of a command that ended
+// with err: 128+N for signal N.
+func ExitCode(err error) int {
 	var ee *exec.ExitError
 	switch {
 	case err == nil:
@@ -211,9 +217,9 @@ func exitCode(err error) int {
 	return -1
 }
 
-// run runs a verb in-process and returns its stdout; only trouble (exit 2)
+// Run runs a verb in-process and returns its stdout; only trouble (exit 2)
 // fails the test: a finding or a failed replay is what is being compared.
-func run(t *testing.T, verb func(context.Context, []string, io.Reader, io.Writer, io.Writer) error, stdin io.Reader, args ...string) string {
+func Run(t *testing.T, verb func(context.Context, []string, io.Reader, io.Writer, io.Writer) error, stdin io.Reader, args ...string) string {
 	t.Helper()
 	if stdin == nil {
 		stdin = strings.NewReader("")
@@ -226,16 +232,16 @@ func run(t *testing.T, verb func(context.Context, []string, io.Reader, io.Writer
 	return stdout.String()
 }
 
-// overlappingRuns writes n logs into one directory that share most of
+// OverlappingRuns writes n logs into one directory that share most of
 // their files (given by path) and some inline content, each with a few
 // files and a prompt of its own, and returns the logs' paths. tag makes
 // the runs of one call differ from those of another.
-func overlappingRuns(t *testing.T, dir, tag string, n int) []string {
+func OverlappingRuns(t *testing.T, dir, tag string, n int) []string {
 	t.Helper()
 	for i := 0; i < 150; i++ {
 		p := filepath.Join(dir, "shared", fmt.Sprintf("f%03d.txt", i))
 		if _, err := os.Stat(p); err != nil {
-			writeFile(t, p, []byte(strings.Repeat(fmt.Sprintf("shared file %d\n", i), 1+i%40)))
+			WriteFile(t, p, []byte(strings.Repeat(fmt.Sprintf("shared file %d\n", i), 1+i%40)))
 		}
 	}
 	var logs []string
@@ -248,7 +254,7 @@ func overlappingRuns(t *testing.T, dir, tag string, n int) []string {
 		}
 		for i := 0; i < 10; i++ {
 			name := fmt.Sprintf("own/%s-%d/g%d.txt", tag, r, i)
-			writeFile(t, filepath.Join(dir, name), []byte(fmt.Sprintf("run %s-%d file %d\n", tag, r, i)))
+			WriteFile(t, filepath.Join(dir, name), []byte(fmt.Sprintf("run %s-%d file %d\n", tag, r, i)))
 			inputs = append(inputs, map[string]string{"path": name})
 		}
 		inputs = append(inputs, map[string]string{"name": "common-note.md", "content": "the same note in every run\n"})
@@ -267,25 +273,25 @@ func overlappingRuns(t *testing.T, dir, tag string, n int) []string {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, fmt.Sprintf("run-%s-%d.json", tag, r))
-		writeFile(t, p, log)
+		WriteFile(t, p, log)
 		logs = append(logs, p)
 	}
 	return logs
 }
 
-// checkIntact fails the test unless fsck finds nothing at all, not even a
+// CheckIntact fails the test unless fsck finds nothing at all, not even a
 // temporary file: every writer has finished, so none may be left.
-func checkIntact(t *testing.T, st, what string) {
+func CheckIntact(t *testing.T, st, what string) {
 	t.Helper()
-	for _, p := range runFsck(t, st, "--tmp-age", "0s") {
+	for _, p := range Fsck(t, st, "--tmp-age", "0s") {
 		t.Errorf("%s: fsck: %s %s: %s", what, p.Kind, p.Object, p.Detail)
 	}
 }
 
-// logHashes returns the hashes ctx log lists, as ctx:// names.
-func logHashes(t *testing.T, st string) map[string]bool {
+// LogHashes returns the hashes ctx log lists, as ctx:// names.
+func LogHashes(t *testing.T, st string) map[string]bool {
 	t.Helper()
-	out := mustCtx(t, "", "ctx-log", "--store", st, "--json")
+	out := Must(t, "", "ctx-log", "--store", st, "--json")
 	got := map[string]bool{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if line == "" {
@@ -300,9 +306,9 @@ func logHashes(t *testing.T, st string) map[string]bool {
 	return got
 }
 
-// goTool is the go command the tests build programs and list packages
+// GoTool is the go command the tests build programs and list packages
 // with: the one on PATH, else $GOROOT's.
-func goTool(t testing.TB) string {
+func GoTool(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("go")
 	if err != nil {
@@ -311,9 +317,9 @@ func goTool(t testing.TB) string {
 	return p
 }
 
-// tempFiles lists the temporary files of a store: tmp/'s, and every .tmp-*
+// TempFiles lists the temporary files of a store: tmp/'s, and every .tmp-*
 // beside the files the store replaces (relative paths).
-func tempFiles(t *testing.T, st string) []string {
+func TempFiles(t *testing.T, st string) []string {
 	t.Helper()
 	var out []string
 	filepath.WalkDir(st, func(p string, d fs.DirEntry, err error) error {
@@ -327,4 +333,33 @@ func tempFiles(t *testing.T, st string) []string {
 		return nil
 	})
 	return out
+}
+
+// CountObjects counts the temporary files of objects and the objects
+// linked under their final names, reading only directory entries; with
+// sample, in every 16th fan-out directory, times 16.
+func CountObjects(st string, sample bool) (tmp, final int) {
+	names := func(dir string) []string {
+		d, err := os.Open(dir)
+		if err != nil {
+			return nil
+		}
+		defer d.Close()
+		n, _ := d.Readdirnames(-1)
+		return n
+	}
+	scale := 1
+	if sample {
+		scale = 16
+	}
+	for i := 0; i < 256; i += scale {
+		for _, n := range names(filepath.Join(st, "objects", fmt.Sprintf("%02x", i))) {
+			if strings.HasPrefix(n, ".tmp-") {
+				tmp += scale
+			} else {
+				final += scale
+			}
+		}
+	}
+	return tmp + len(names(filepath.Join(st, "tmp"))), final
 }

@@ -1,9 +1,10 @@
-package ctx_test
+package faults_test
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -155,7 +156,7 @@ func damageCases() []damageCase {
 			name: "blob replaced by a symlink to a good copy outside",
 			damage: func(t *testing.T, st, outside, blob, _ string) {
 				good := filepath.Join(outside, "good-copy")
-				writeFile(t, good, []byte("alpha alpha\n"))
+				ctxtest.WriteFile(t, good, []byte("alpha alpha\n"))
 				plant(t, objectFile(st, blob), good)
 			},
 			mark:  blobMark,
@@ -202,7 +203,7 @@ func damageCases() []damageCase {
 				if err != nil {
 					t.Fatal(err)
 				}
-				writeFile(t, good, b)
+				ctxtest.WriteFile(t, good, b)
 				plant(t, objectFile(st, pack), good)
 			},
 			mark:  packMark,
@@ -212,7 +213,7 @@ func damageCases() []damageCase {
 			name: "refs/latest replaced by a symlink to a good ref outside",
 			damage: func(t *testing.T, st, outside, _, pack string) {
 				good := filepath.Join(outside, "latest")
-				writeFile(t, good, []byte(pack+"\n"))
+				ctxtest.WriteFile(t, good, []byte(pack+"\n"))
 				plant(t, filepath.Join(st, "refs", "latest"), good)
 			},
 			mark:  func(_, _ string) string { return "refs/latest" },
@@ -245,14 +246,14 @@ func TestDamageEveryVerb(t *testing.T) {
 	for _, dc := range damageCases() {
 		t.Run(strings.ReplaceAll(dc.name, " ", "_"), func(t *testing.T) {
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "run.json"), []byte(corruptionRun))
-			writeFile(t, filepath.Join(dir, "report.md"), []byte("total: 3\n"))
-			mustCtx(t, dir, "ctx-init")
+			ctxtest.WriteFile(t, filepath.Join(dir, "run.json"), []byte(corruptionRun))
+			ctxtest.WriteFile(t, filepath.Join(dir, "report.md"), []byte("total: 3\n"))
+			ctxtest.Must(t, dir, "ctx-init")
 			st := filepath.Join(dir, ".ctx")
-			pack := strings.TrimPrefix(strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "run.json")), "ctx://")
+			pack := strings.TrimPrefix(strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "run.json")), "ctx://")
 			blob := hexOf("alpha alpha\n")
 			outside := t.TempDir()
-			writeFile(t, filepath.Join(outside, "secret.txt"), []byte(secret))
+			ctxtest.WriteFile(t, filepath.Join(outside, "secret.txt"), []byte(secret))
 			dc.damage(t, st, outside, blob, pack)
 			before := listTree(t, outside)
 			mark := dc.mark(blob, pack)
@@ -260,7 +261,7 @@ func TestDamageEveryVerb(t *testing.T) {
 			for _, v := range dc.verbs {
 				args := strings.Fields(strings.NewReplacer("PACK", pack, "BLOB", blob).Replace(v.args))
 				os.RemoveAll(filepath.Join(dir, "co"))
-				stdout, stderr, code := ctxCmd(t, dir, args[0], args[1:]...)
+				stdout, stderr, code := ctxtest.Cmd(t, dir, args[0], args[1:]...)
 				out := stdout + stderr
 				if code != v.code {
 					t.Errorf("%s: exit %d, want %d\n%s", v.args, code, v.code, out)
@@ -278,7 +279,7 @@ func TestDamageEveryVerb(t *testing.T) {
 			if strings.HasPrefix(dc.name, "refs/latest") {
 				// ctx log does not read objects; it lists the packs but
 				// marks none latest through a ref it cannot trust.
-				out, errOut, code := ctxCmd(t, dir, "ctx-log")
+				out, errOut, code := ctxtest.Cmd(t, dir, "ctx-log")
 				if code != 0 || !strings.Contains(out, pack[:12]) || strings.Contains(out, "(latest)") {
 					t.Errorf("ctx log: exit %d\n%s%s", code, out, errOut)
 				}
@@ -300,21 +301,21 @@ func TestDamageEveryVerb(t *testing.T) {
 // fsck and verify still report it.
 func TestFlippedBlobSurvivesRepack(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "run.json"), []byte(corruptionRun))
-	writeFile(t, filepath.Join(dir, "report.md"), []byte("total: 3\n"))
-	mustCtx(t, dir, "ctx-init")
+	ctxtest.WriteFile(t, filepath.Join(dir, "run.json"), []byte(corruptionRun))
+	ctxtest.WriteFile(t, filepath.Join(dir, "report.md"), []byte("total: 3\n"))
+	ctxtest.Must(t, dir, "ctx-init")
 	st := filepath.Join(dir, ".ctx")
-	pack := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "run.json"))
+	pack := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "run.json"))
 	blob := hexOf("alpha alpha\n")
 	replaceFile(t, objectFile(st, blob), []byte("alpha alphb\n"))
-	if again := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "run.json")); again != pack {
+	if again := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "run.json")); again != pack {
 		t.Fatalf("packing again gave %s, want %s", again, pack)
 	}
-	ps := runFsck(t, st)
+	ps := ctxtest.Fsck(t, st)
 	if len(ps) != 1 || ps[0].Kind != "corrupt" || ps[0].Object != "sha256:"+blob {
 		t.Errorf("fsck after packing again: %v", ps)
 	}
-	if _, _, code := ctxCmd(t, dir, "ctx-verify", pack); code != 1 {
+	if _, _, code := ctxtest.Cmd(t, dir, "ctx-verify", pack); code != 1 {
 		t.Errorf("ctx verify after packing again: exit %d, want 1", code)
 	}
 }

@@ -1,8 +1,9 @@
-package ctx_test
+package faults_test
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,11 +21,11 @@ import (
 // again completes with the same hash.
 func TestPullKilled(t *testing.T) {
 	reg := registrytest.New(t, nil)
-	log := writeLargeRun(t, 300, 2, 2<<20)
-	src := memStoreDir(t)
-	want := strings.TrimSpace(mustCtx(t, "", "ctx-pack", "--store", src, "--no-sidecars", log))
+	log := ctxtest.WriteLargeRun(t, 300, 2, 2<<20)
+	src := ctxtest.MemStoreDir(t)
+	want := strings.TrimSpace(ctxtest.Must(t, "", "ctx-pack", "--store", src, "--no-sidecars", log))
 	ref := reg.Addr + "/crash/pull:v1"
-	mustCtx(t, "", "ctx-push", "--store", src, "--plain-http", want, ref)
+	ctxtest.Must(t, "", "ctx-push", "--store", src, "--plain-http", want, ref)
 	prog, err := exec.LookPath("ctx-pull")
 	if err != nil {
 		t.Fatal(err)
@@ -40,9 +41,9 @@ func TestPullKilled(t *testing.T) {
 // has every blob it names; pushing again completes, sending only what is
 // missing, and the pack pulls back whole with the same hash.
 func TestPushKilled(t *testing.T) {
-	log := writeLargeRun(t, 300, 2, 2<<20)
-	src := memStoreDir(t)
-	want := strings.TrimSpace(mustCtx(t, "", "ctx-pack", "--store", src, "--no-sidecars", log))
+	log := ctxtest.WriteLargeRun(t, 300, 2, 2<<20)
+	src := ctxtest.MemStoreDir(t)
+	want := strings.TrimSpace(ctxtest.Must(t, "", "ctx-pack", "--store", src, "--no-sidecars", log))
 	prog, err := exec.LookPath("ctx-push")
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +64,7 @@ func TestPushKilled(t *testing.T) {
 		reg := registrytest.New(t, nil)
 		ref := reg.Addr + "/crash/push:v1"
 		cmd := exec.Command(prog, "--store", src, "--plain-http", want, ref)
-		killed, err := killAt(t, cmd, src, func(string, int) bool { return registryBlobs(reg.Storage) >= p.n })
+		killed, err := ctxtest.KillAt(t, cmd, src, func(string, int) bool { return registryBlobs(reg.Storage) >= p.n })
 		if !killed && err != nil {
 			t.Fatalf("kill at %s: ctx push failed on its own: %v", p.name, err)
 		}
@@ -74,7 +75,7 @@ func TestPushKilled(t *testing.T) {
 			t.Errorf("kill at %s: the push finished first", p.name)
 		}
 
-		out := mustCtx(t, "", prog, "--store", src, "--plain-http", want, ref)
+		out := ctxtest.Must(t, "", prog, "--store", src, "--plain-http", want, ref)
 		var res struct {
 			Pack     string `json:"pack"`
 			Uploaded int    `json:"blobs_uploaded"`
@@ -89,11 +90,11 @@ func TestPushKilled(t *testing.T) {
 		if !manifestComplete(t, reg.Addr, "crash/push", "v1") {
 			t.Errorf("kill at %s: after pushing again the registry lacks the manifest or a blob", p.name)
 		}
-		dst := memStoreDir(t)
-		if got := strings.TrimSpace(mustCtx(t, "", "ctx-pull", "--store", dst, "--plain-http", ref)); got != want {
+		dst := ctxtest.MemStoreDir(t)
+		if got := strings.TrimSpace(ctxtest.Must(t, "", "ctx-pull", "--store", dst, "--plain-http", ref)); got != want {
 			t.Errorf("kill at %s: pulled %s, want %s", p.name, got, want)
 		}
-		if ps := runFsck(t, dst); len(ps) > 0 {
+		if ps := ctxtest.Fsck(t, dst); len(ps) > 0 {
 			t.Errorf("kill at %s: the pulled store: %v", p.name, ps)
 		}
 	}

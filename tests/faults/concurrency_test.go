@@ -1,9 +1,10 @@
-package ctx_test
+package faults_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,9 +80,9 @@ func runAtOnce(t *testing.T, dir string, jobs []*job) {
 // every pack.
 func TestConcurrentPacks(t *testing.T) {
 	dir := t.TempDir()
-	st := newStoreDir(t)
-	first := overlappingRuns(t, dir, "a", 8)
-	second := overlappingRuns(t, dir, "b", 8)
+	st := ctxtest.NewStoreDir(t)
+	first := ctxtest.OverlappingRuns(t, dir, "a", 8)
+	second := ctxtest.OverlappingRuns(t, dir, "b", 8)
 	rounds := [][]string{
 		first,
 		{first[0], first[0], first[1], first[1], second[6], second[6], second[7], second[7]},
@@ -102,11 +103,11 @@ func TestConcurrentPacks(t *testing.T) {
 				t.Errorf("round %d, pack %d: exit %d, %q, want %s\n%s", r, i, j.code, j.stdout, h, j.stderr)
 			}
 		}
-		checkIntact(t, st, fmt.Sprintf("round %d", r))
-		if ref := "ctx://" + readRef(t, st); !want[ref] {
+		ctxtest.CheckIntact(t, st, fmt.Sprintf("round %d", r))
+		if ref := "ctx://" + ctxtest.ReadRef(t, st); !want[ref] {
 			t.Errorf("round %d: refs/latest names %s, not a pack of the round", r, ref)
 		}
-		got := logHashes(t, st)
+		got := ctxtest.LogHashes(t, st)
 		for h := range all {
 			if !got[h] {
 				t.Errorf("round %d: ctx log does not list %s", r, h)
@@ -126,21 +127,21 @@ func TestConcurrentPacks(t *testing.T) {
 // listed, and the drafts pack back to packs that keep their parent.
 func TestConcurrentVerbs(t *testing.T) {
 	dir := t.TempDir()
-	st := newStoreDir(t)
-	base := overlappingRuns(t, dir, "base", 1)[0]
-	parent := strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", st, "--no-sidecars", base))
+	st := ctxtest.NewStoreDir(t)
+	base := ctxtest.OverlappingRuns(t, dir, "base", 1)[0]
+	parent := strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", st, "--no-sidecars", base))
 
 	for r := 0; r < 2; r++ {
-		other := newStoreDir(t)
-		imported := overlappingRuns(t, dir, fmt.Sprintf("imp%d", r), 2)
+		other := ctxtest.NewStoreDir(t)
+		imported := ctxtest.OverlappingRuns(t, dir, fmt.Sprintf("imp%d", r), 2)
 		var importedHashes []string
 		for _, log := range imported {
-			importedHashes = append(importedHashes, strings.TrimSpace(mustCtx(t, dir, "ctx-pack", "--store", other, "--no-sidecars", log)))
+			importedHashes = append(importedHashes, strings.TrimSpace(ctxtest.Must(t, dir, "ctx-pack", "--store", other, "--no-sidecars", log)))
 		}
 		tarPath := filepath.Join(dir, fmt.Sprintf("round%d.tar", r))
-		mustCtx(t, dir, "ctx-export", "--store", other, "--all", "-o", tarPath)
+		ctxtest.Must(t, dir, "ctx-export", "--store", other, "--all", "-o", tarPath)
 
-		logs := overlappingRuns(t, dir, fmt.Sprintf("r%d", r), 4)
+		logs := ctxtest.OverlappingRuns(t, dir, fmt.Sprintf("r%d", r), 4)
 		var jobs []*job
 		for _, log := range logs {
 			jobs = append(jobs, &job{args: []string{"ctx-pack", "--store", st, "--no-sidecars", log}})
@@ -170,9 +171,9 @@ func TestConcurrentVerbs(t *testing.T) {
 			}
 		}
 
-		checkIntact(t, st, fmt.Sprintf("round %d", r))
-		ref := "ctx://" + readRef(t, st)
-		got := logHashes(t, st)
+		ctxtest.CheckIntact(t, st, fmt.Sprintf("round %d", r))
+		ref := "ctx://" + ctxtest.ReadRef(t, st)
+		got := ctxtest.LogHashes(t, st)
 		if !got[ref] {
 			t.Errorf("round %d: refs/latest names %s, which ctx log does not list", r, ref)
 		}
@@ -180,12 +181,12 @@ func TestConcurrentVerbs(t *testing.T) {
 			if !got[h] {
 				t.Errorf("round %d: imported pack %s is not listed", r, h)
 			}
-			mustCtx(t, dir, "ctx-verify", "--store", st, h)
+			ctxtest.Must(t, dir, "ctx-verify", "--store", st, h)
 		}
 		for i := 0; i < 2; i++ {
 			draft := filepath.Join(dir, fmt.Sprintf("draft-%d-%d.json", r, i))
-			h := strings.TrimSpace(mustCtx(t, filepath.Dir(base), "ctx-pack", "--store", st, "--no-sidecars", "--root", filepath.Dir(base), draft))
-			out := mustCtx(t, dir, "ctx-show", "--store", st, "--json", h)
+			h := strings.TrimSpace(ctxtest.Must(t, filepath.Dir(base), "ctx-pack", "--store", st, "--no-sidecars", "--root", filepath.Dir(base), draft))
+			out := ctxtest.Must(t, dir, "ctx-show", "--store", st, "--json", h)
 			var m struct{ Parent string }
 			if err := json.Unmarshal([]byte(out), &m); err != nil || "ctx://"+strings.TrimPrefix(m.Parent, "sha256:") != parent {
 				t.Errorf("round %d: the pack of a draft has parent %q, want %s (%v)", r, m.Parent, parent, err)

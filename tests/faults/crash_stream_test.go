@@ -1,9 +1,10 @@
-package ctx_test
+package faults_test
 
 import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestPackStreamKilled(t *testing.T) {
 			fmt.Fprintf(&b, `{"event":"step","tool":"read_file","parameters":{"path":"f%d"},"output":"run %d step %d"}`+"\n", s, i, s)
 		}
 	}
-	writeFile(t, stream, []byte(b.String()))
+	ctxtest.WriteFile(t, stream, []byte(b.String()))
 	prog, err := exec.LookPath("ctx-pack")
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +55,7 @@ func TestPackStreamKilled(t *testing.T) {
 		{"index entries begun", func(st string) bool { return indexed(st) >= 2 }, false},
 	}
 	for _, p := range points {
-		st := memStoreDir(t)
+		st := ctxtest.MemStoreDir(t)
 		in, err := os.Open(stream)
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +78,7 @@ func TestPackStreamKilled(t *testing.T) {
 				mu.Unlock()
 			}
 		}()
-		killed, err := killAt(t, cmd, st, func(st string, _ int) bool { return p.at(st) })
+		killed, err := ctxtest.KillAt(t, cmd, st, func(st string, _ int) bool { return p.at(st) })
 		<-read
 		in.Close()
 		if !killed && err != nil {
@@ -90,7 +91,7 @@ func TestPackStreamKilled(t *testing.T) {
 
 		// Everything printed is stored, indexed and intact.
 		listed := map[string]bool{}
-		for _, line := range strings.Split(strings.TrimSpace(mustCtx(t, "", "ctx-log", "--store", st, "--json")), "\n") {
+		for _, line := range strings.Split(strings.TrimSpace(ctxtest.Must(t, "", "ctx-log", "--store", st, "--json")), "\n") {
 			var rec struct{ Hash string }
 			if line != "" && json.Unmarshal([]byte(line), &rec) == nil {
 				listed[strings.TrimPrefix(rec.Hash, "sha256:")] = true
@@ -103,7 +104,7 @@ func TestPackStreamKilled(t *testing.T) {
 				t.Errorf("kill at %s: %s was printed but is not in ctx log", p.name, h)
 			}
 		}
-		for _, pr := range runFsck(t, st) {
+		for _, pr := range ctxtest.Fsck(t, st) {
 			if pr.Kind != "unindexed" || printedSet[strings.TrimPrefix(pr.Object, "sha256:")] {
 				t.Errorf("kill at %s: fsck: %s %s: %s", p.name, pr.Kind, pr.Object, pr.Detail)
 			}
@@ -126,10 +127,10 @@ func TestPackStreamKilled(t *testing.T) {
 		}
 		// The second ctx pack, alone in the store, swept every temporary
 		// file the killed one left, however young (index entries', refs').
-		if left := tempFiles(t, st); len(left) > 0 {
+		if left := ctxtest.TempFiles(t, st); len(left) > 0 {
 			t.Errorf("kill at %s: after packing again, temporary files are left: %v", p.name, left)
 		}
-		if ps := runFsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
+		if ps := ctxtest.Fsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
 			t.Errorf("kill at %s: after packing again and pruning: %v", p.name, ps)
 		}
 		if n := indexed(st); n != runs {
@@ -153,11 +154,11 @@ func TestConcurrentStreams(t *testing.T) {
 			fmt.Fprintf(&b, `{"event":"step","tool":"y","output":"shared by all"}`+"\n")
 		}
 		p := filepath.Join(dir, name)
-		writeFile(t, p, []byte(b.String()))
+		ctxtest.WriteFile(t, p, []byte(b.String()))
 		return p
 	}
 	a, c := stream("a.ndjson", "a"), stream("c.ndjson", "c")
-	st := memStoreDir(t)
+	st := ctxtest.MemStoreDir(t)
 	prog, err := exec.LookPath("ctx-pack")
 	if err != nil {
 		t.Fatal(err)
@@ -194,22 +195,22 @@ func TestConcurrentStreams(t *testing.T) {
 	if n := strings.Count(outs[0], "ctx://") + strings.Count(outs[2], "ctx://"); n != 600 {
 		t.Fatalf("%d packs printed, want 600", n)
 	}
-	if ps := runFsck(t, st); len(ps) > 0 {
+	if ps := ctxtest.Fsck(t, st); len(ps) > 0 {
 		t.Fatalf("fsck after the streams: %v", ps)
 	}
-	if got := strings.Count(mustCtx(t, "", "ctx-log", "--store", st, "--json"), `"hash"`); got != 600 {
+	if got := strings.Count(ctxtest.Must(t, "", "ctx-log", "--store", st, "--json"), `"hash"`); got != 600 {
 		t.Fatalf("ctx log lists %d packs, want 600", got)
 	}
 	hashes := strings.Fields(strings.ReplaceAll(outs[0], "ctx://", ""))
-	mustCtx(t, "", "ctx-rm", append([]string{"--store", st}, hashes[:100]...)...)
-	mustCtx(t, "", "ctx-gc", "--store", st, "--prune=now")
-	if ps := runFsck(t, st); len(ps) > 0 {
+	ctxtest.Must(t, "", "ctx-rm", append([]string{"--store", st}, hashes[:100]...)...)
+	ctxtest.Must(t, "", "ctx-gc", "--store", st, "--prune=now")
+	if ps := ctxtest.Fsck(t, st); len(ps) > 0 {
 		t.Fatalf("fsck after gc: %v", ps)
 	}
-	if got := strings.Count(mustCtx(t, "", "ctx-log", "--store", st, "--json"), `"hash"`); got != 500 {
+	if got := strings.Count(ctxtest.Must(t, "", "ctx-log", "--store", st, "--json"), `"hash"`); got != 500 {
 		t.Fatalf("ctx log lists %d packs after gc, want 500", got)
 	}
 	for _, h := range hashes[100:] {
-		mustCtx(t, "", "ctx-verify", "--store", st, h)
+		ctxtest.Must(t, "", "ctx-verify", "--store", st, h)
 	}
 }

@@ -1,7 +1,8 @@
-package ctx_test
+package faults_test
 
 import (
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,13 +46,13 @@ func signalAt(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, at func() bool) (
 	for {
 		select {
 		case err := <-done:
-			return false, exitCode(err)
+			return false, ctxtest.ExitCode(err)
 		default:
 		}
 		if at() {
 			cmd.Process.Signal(sig)
 			err := <-done
-			return true, exitCode(err)
+			return true, ctxtest.ExitCode(err)
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -64,12 +65,12 @@ func signalAt(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, at func() bool) (
 // left up to 3,000 temporary files, and empty files under their names
 // after which a run without --force refused.)
 func TestCheckoutInterruptedLeavesNothing(t *testing.T) {
-	st := memStoreDir(t)
-	log := writeLargeRun(t, 3000, 0, 0)
-	hash := strings.TrimSpace(mustCtx(t, "", "ctx-pack", "--store", st, "--no-sidecars", log))
+	st := ctxtest.MemStoreDir(t)
+	log := ctxtest.WriteLargeRun(t, 3000, 0, 0)
+	hash := strings.TrimSpace(ctxtest.Must(t, "", "ctx-pack", "--store", st, "--no-sidecars", log))
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		dir := filepath.Join(t.TempDir(), "out")
-		writeFile(t, filepath.Join(dir, "mine.txt"), []byte("mine\n"))
+		ctxtest.WriteFile(t, filepath.Join(dir, "mine.txt"), []byte("mine\n"))
 		cmd := exec.Command("ctx-checkout", "--store", st, hash, dir)
 		landed, code := signalAt(t, cmd, sig, func() bool { n, _ := checkoutTemps(dir); return n >= 1000 })
 		if !landed {
@@ -97,9 +98,9 @@ func TestCheckoutInterruptedLeavesNothing(t *testing.T) {
 // --force: it completes, every file holds the pack's bytes, and the
 // temporary files of the killed run are gone.
 func TestCheckoutKilledFinishesAfter(t *testing.T) {
-	st := memStoreDir(t)
-	log := writeLargeRun(t, 3000, 0, 0)
-	hash := strings.TrimSpace(mustCtx(t, "", "ctx-pack", "--store", st, "--no-sidecars", log))
+	st := ctxtest.MemStoreDir(t)
+	log := ctxtest.WriteLargeRun(t, 3000, 0, 0)
+	hash := strings.TrimSpace(ctxtest.Must(t, "", "ctx-pack", "--store", st, "--no-sidecars", log))
 	dir := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command("ctx-checkout", "--store", st, hash, dir)
 	landed, code := signalAt(t, cmd, syscall.SIGKILL, func() bool { n, _ := checkoutTemps(dir); return n >= 1000 })
@@ -111,11 +112,11 @@ func TestCheckoutKilledFinishesAfter(t *testing.T) {
 	if tmp == 0 {
 		t.Fatal("the killed checkout left no temporary file: nothing is tested")
 	}
-	mustCtx(t, "", "ctx-checkout", "--store", st, hash, dir)
+	ctxtest.Must(t, "", "ctx-checkout", "--store", st, hash, dir)
 	if tmp, files := checkoutTemps(dir); tmp != 0 || files != 3000 {
 		t.Errorf("after checking out again: %d temporary files, %d files", tmp, files)
 	}
-	out := mustCtx(t, "", "ctx-checkout", "--store", st, "--json", hash, dir)
+	out := ctxtest.Must(t, "", "ctx-checkout", "--store", st, "--json", hash, dir)
 	if !strings.Contains(out, `"written":[]`) {
 		t.Errorf("a third checkout wrote files: %.300s", out)
 	}
@@ -126,14 +127,14 @@ func TestCheckoutKilledFinishesAfter(t *testing.T) {
 // exits 130 and leaves no temporary file (before, .ctx/drafts/.tmp-* or
 // one beside the -o file stayed) and no draft.
 func TestForkInterruptedLeavesNothing(t *testing.T) {
-	st := memStoreDir(t)
+	st := ctxtest.MemStoreDir(t)
 	var inputs []string
 	for i := 0; i < 400; i++ {
 		inputs = append(inputs, fmt.Sprintf(`{"name":"f%03d.txt","content":%q}`, i, strings.Repeat(fmt.Sprintf("line %d of a long file\n", i), 2500)))
 	}
 	log := filepath.Join(t.TempDir(), "run.json")
-	writeFile(t, log, []byte(`{"model":{"identifier":"m"},"prompts":[],"steps":[],"inputs":[`+strings.Join(inputs, ",")+`]}`))
-	hash := strings.TrimSpace(mustCtx(t, "", "ctx-pack", "--store", st, log))
+	ctxtest.WriteFile(t, log, []byte(`{"model":{"identifier":"m"},"prompts":[],"steps":[],"inputs":[`+strings.Join(inputs, ",")+`]}`))
+	hash := strings.TrimSpace(ctxtest.Must(t, "", "ctx-pack", "--store", st, log))
 	outDir := t.TempDir()
 	temps := func(dir string) bool {
 		names, _ := os.ReadDir(dir)

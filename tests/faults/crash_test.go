@@ -1,7 +1,8 @@
-package ctx_test
+package faults_test
 
 import (
 	"fmt"
+	"github.com/contextsubstrate/ctx/internal/ctxtest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,13 +34,13 @@ import (
 // lib/store reach every write in-process); the test needs the long phases
 // to have been interrupted.
 func TestPackKilled(t *testing.T) {
-	log := writeLargeRun(t, 2000, 2, 4<<20)
+	log := ctxtest.WriteLargeRun(t, 2000, 2, 4<<20)
 	prog, err := exec.LookPath("ctx-pack")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := memStoreDir(t)
-	want := strings.TrimSpace(mustCtx(t, "", prog, "--store", st, "--no-sidecars", log))
+	st := ctxtest.MemStoreDir(t)
+	want := strings.TrimSpace(ctxtest.Must(t, "", prog, "--store", st, "--no-sidecars", log))
 	hx := strings.TrimPrefix(want, "ctx://")
 	const files = 2000 + 2 + 2 // inputs, the prompt and the step output
 
@@ -48,18 +49,18 @@ func TestPackKilled(t *testing.T) {
 		at   func(st string, peak int) bool
 		long bool // a phase long enough that the kill must land in it
 	}{
-		{"first temporary file", func(st string, _ int) bool { return temps(st) >= 1 }, true},
-		{"a third written", func(st string, _ int) bool { return temps(st) >= files/3 }, true},
-		{"two thirds written", func(st string, _ int) bool { return temps(st) >= 2*files/3 }, true},
-		{"all written", func(st string, _ int) bool { return temps(st) >= files }, false},
+		{"first temporary file", func(st string, _ int) bool { return ctxtest.Temps(st) >= 1 }, true},
+		{"a third written", func(st string, _ int) bool { return ctxtest.Temps(st) >= files/3 }, true},
+		{"two thirds written", func(st string, _ int) bool { return ctxtest.Temps(st) >= 2*files/3 }, true},
+		{"all written", func(st string, _ int) bool { return ctxtest.Temps(st) >= files }, false},
 		{"links begun", func(st string, _ int) bool { return linked(st) > 0 }, false},
-		{"half linked", func(st string, peak int) bool { return peak >= files && temps(st) <= files/2 }, false},
+		{"half linked", func(st string, peak int) bool { return peak >= files && ctxtest.Temps(st) <= files/2 }, false},
 		{"manifest stored", func(st string, _ int) bool { return exists(st, "objects", hx[:2], hx[2:]) }, false},
 		{"index entry written", func(st string, _ int) bool { return inIndex(st, hx) }, false},
 	}
 	for i, p := range points {
-		st := memStoreDir(t)
-		killed, err := killAt(t, exec.Command(prog, "--store", st, "--no-sidecars", log), st, p.at)
+		st := ctxtest.MemStoreDir(t)
+		killed, err := ctxtest.KillAt(t, exec.Command(prog, "--store", st, "--no-sidecars", log), st, p.at)
 		if !killed && err != nil {
 			t.Fatalf("kill %d: ctx pack failed on its own: %v", i, err)
 		}
@@ -72,23 +73,23 @@ func TestPackKilled(t *testing.T) {
 		// Fresh temporaries belong to a writer that may still be running:
 		// with its default age fsck leaves them alone, and finds nothing
 		// else but, at worst, the killed pack whole and unindexed.
-		for _, pr := range runFsck(t, st) {
+		for _, pr := range ctxtest.Fsck(t, st) {
 			if pr.Kind != "unindexed" || pr.Object != "sha256:"+hx {
 				t.Errorf("kill at %s (%s): fsck: %s %s: %s", p.name, phase, pr.Kind, pr.Object, pr.Detail)
 			}
 		}
 
-		out := mustCtx(t, "", prog, "--store", st, "--no-sidecars", log)
+		out := ctxtest.Must(t, "", prog, "--store", st, "--no-sidecars", log)
 		if got := strings.TrimSpace(out); got != want {
 			t.Errorf("kill at %s: packing again gave %s, want %s", p.name, got, want)
 		}
 		// The killed pack's temporary files are its only leftovers, all
 		// in tmp/ or beside a ref or index entry: pruned, the store is
 		// intact (exit 0: every problem found was repaired).
-		if ps := runFsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
+		if ps := ctxtest.Fsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
 			t.Errorf("kill at %s: after packing again and pruning: %v", p.name, ps)
 		}
-		if ref := readRef(t, st); ref != hx {
+		if ref := ctxtest.ReadRef(t, st); ref != hx {
 			t.Errorf("kill at %s: refs/latest is %s, want %s", p.name, ref, hx)
 		}
 	}
@@ -96,37 +97,8 @@ func TestPackKilled(t *testing.T) {
 
 // linked estimates, the same way, the objects under their final names.
 func linked(st string) int {
-	_, l := countObjects(st, true)
+	_, l := ctxtest.CountObjects(st, true)
 	return l
-}
-
-// countObjects counts the temporary files of objects and the objects
-// linked under their final names, reading only directory entries; with
-// sample, in every 16th fan-out directory, times 16.
-func countObjects(st string, sample bool) (tmp, final int) {
-	names := func(dir string) []string {
-		d, err := os.Open(dir)
-		if err != nil {
-			return nil
-		}
-		defer d.Close()
-		n, _ := d.Readdirnames(-1)
-		return n
-	}
-	scale := 1
-	if sample {
-		scale = 16
-	}
-	for i := 0; i < 256; i += scale {
-		for _, n := range names(filepath.Join(st, "objects", fmt.Sprintf("%02x", i))) {
-			if strings.HasPrefix(n, ".tmp-") {
-				tmp += scale
-			} else {
-				final += scale
-			}
-		}
-	}
-	return tmp + len(names(filepath.Join(st, "tmp"))), final
 }
 
 func exists(st string, elem ...string) bool {
@@ -159,8 +131,8 @@ func storePhase(t *testing.T, st, want string) string {
 	_, err := os.Stat(filepath.Join(st, "objects", hx[:2], hx[2:]))
 	manifest := err == nil
 	indexed := inIndex(st, hx)
-	tmp, objects := countObjects(st, false)
-	return fmt.Sprintf("tmp=%d objects=%d manifest=%v indexed=%v ref=%v", tmp, objects, manifest, indexed, readRef(t, st) != "")
+	tmp, objects := ctxtest.CountObjects(st, false)
+	return fmt.Sprintf("tmp=%d objects=%d manifest=%v indexed=%v ref=%v", tmp, objects, manifest, indexed, ctxtest.ReadRef(t, st) != "")
 }
 
 // killWhileStoring kills prog, run with args into fresh stores, with
@@ -180,16 +152,16 @@ func killWhileStoring(t *testing.T, prog string, args func(st string) []string, 
 		at   func(st string, peak int) bool
 		long bool
 	}{
-		{"a third written", func(st string, _ int) bool { return temps(st) >= n/3 }, true},
-		{"all written", func(st string, _ int) bool { return temps(st) >= n }, false},
+		{"a third written", func(st string, _ int) bool { return ctxtest.Temps(st) >= n/3 }, true},
+		{"all written", func(st string, _ int) bool { return ctxtest.Temps(st) >= n }, false},
 		{"links begun", func(st string, _ int) bool { return linked(st) > 0 }, false},
-		{"half linked", func(st string, peak int) bool { return peak >= n && temps(st) <= n/2 }, false},
-		{"a few left to link", func(st string, peak int) bool { return peak >= n && temps(st) <= 3 }, false},
+		{"half linked", func(st string, peak int) bool { return peak >= n && ctxtest.Temps(st) <= n/2 }, false},
+		{"a few left to link", func(st string, peak int) bool { return peak >= n && ctxtest.Temps(st) <= 3 }, false},
 		{"manifest linked", func(st string, _ int) bool { return exists(st, "objects", hx[:2], hx[2:]) }, false},
 	}
 	for _, p := range points {
-		st := memStoreDir(t)
-		killed, err := killAt(t, exec.Command(prog, args(st)...), st, p.at)
+		st := ctxtest.MemStoreDir(t)
+		killed, err := ctxtest.KillAt(t, exec.Command(prog, args(st)...), st, p.at)
 		if !killed && err != nil {
 			t.Fatalf("kill at %s: %s failed on its own: %v", p.name, verb, err)
 		}
@@ -198,18 +170,18 @@ func killWhileStoring(t *testing.T, prog string, args func(st string) []string, 
 		if p.long && !killed {
 			t.Errorf("kill at %s: %s finished first", p.name, verb)
 		}
-		for _, pr := range runFsck(t, st) {
+		for _, pr := range ctxtest.Fsck(t, st) {
 			if pr.Kind != "unindexed" || pr.Object != "sha256:"+hx {
 				t.Errorf("kill at %s (%s): fsck: %s %s: %s", p.name, phase, pr.Kind, pr.Object, pr.Detail)
 			}
 		}
-		if got := strings.TrimSpace(mustCtx(t, "", prog, args(st)...)); got != want {
+		if got := strings.TrimSpace(ctxtest.Must(t, "", prog, args(st)...)); got != want {
 			t.Errorf("kill at %s: %s again printed %s, want %s", p.name, verb, got, want)
 		}
-		if ps := runFsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
+		if ps := ctxtest.Fsck(t, st, "--prune-tmp", "--tmp-age", "0s"); len(ps) > 0 {
 			t.Errorf("kill at %s: after %s again and pruning: %v", p.name, verb, ps)
 		}
-		mustCtx(t, "", "ctx-verify", "--store", st, want)
+		ctxtest.Must(t, "", "ctx-verify", "--store", st, want)
 	}
 }
 
@@ -222,11 +194,11 @@ func killWhileStoring(t *testing.T, prog string, args func(st string) []string, 
 // (Before import linked manifests last, the kill at "half linked" found
 // the manifest visible with hundreds of its blobs still in tmp/.)
 func TestImportKilled(t *testing.T) {
-	log := writeLargeRun(t, 1000, 2, 4<<20)
-	src := memStoreDir(t)
-	want := strings.TrimSpace(mustCtx(t, "", "ctx-pack", "--store", src, "--no-sidecars", log))
+	log := ctxtest.WriteLargeRun(t, 1000, 2, 4<<20)
+	src := ctxtest.MemStoreDir(t)
+	want := strings.TrimSpace(ctxtest.Must(t, "", "ctx-pack", "--store", src, "--no-sidecars", log))
 	tarball := filepath.Join(t.TempDir(), "run.tar")
-	mustCtx(t, "", "ctx-export", "--store", src, "-o", tarball, want)
+	ctxtest.Must(t, "", "ctx-export", "--store", src, "-o", tarball, want)
 	prog, err := exec.LookPath("ctx-import")
 	if err != nil {
 		t.Fatal(err)
