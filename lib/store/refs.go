@@ -118,18 +118,7 @@ func (s *Store) UpdateRef(ref string, decide func(old Hash, err error) (Hash, er
 // holds none: a sweep never takes the file of a write in flight).
 func (s *Store) updateRefAt(p, label string, decide func(old Hash, err error) (Hash, error)) error {
 	dir := filepath.Dir(p)
-	if err := s.CheckDir(dir); err != nil {
-		return err
-	}
-	unlockWrites, err := s.LockWrites()
-	if err != nil {
-		return err
-	}
-	defer unlockWrites()
-	if err := s.MkdirAll(dir); err != nil {
-		return err
-	}
-	unlock, err := lockDir(dir)
+	unlock, err := s.holdRefDir(dir)
 	if err != nil {
 		return err
 	}
@@ -145,6 +134,29 @@ func (s *Store) updateRefAt(p, label string, decide func(old Hash, err error) (H
 		return s.removeRefAt(p, label)
 	}
 	return s.writeFileAtomic(p, []byte(h.Hex()+"\n"), 0o666)
+}
+
+// holdRefDir holds what a writer of the refs of dir holds, in order: the
+// store's write lock, then the flock of dir (made if missing), until the
+// returned function is called.
+func (s *Store) holdRefDir(dir string) (unlock func(), err error) {
+	if err := s.CheckDir(dir); err != nil {
+		return nil, err
+	}
+	unlockWrites, err := s.LockWrites()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.MkdirAll(dir); err != nil {
+		unlockWrites()
+		return nil, err
+	}
+	unlockDir, err := lockDir(dir)
+	if err != nil {
+		unlockWrites()
+		return nil, err
+	}
+	return func() { unlockDir(); unlockWrites() }, nil
 }
 
 // lockDir holds an exclusive flock(2) of the directory dir until the
@@ -257,18 +269,7 @@ func (s *Store) WriteRefs(refs map[string]Hash) error {
 		}
 	}
 	dir := filepath.Join(s.root, tagsDir)
-	if err := s.CheckDir(dir); err != nil {
-		return err
-	}
-	unlockWrites, err := s.LockWrites()
-	if err != nil {
-		return err
-	}
-	defer unlockWrites()
-	if err := s.MkdirAll(dir); err != nil {
-		return err
-	}
-	unlock, err := lockDir(dir)
+	unlock, err := s.holdRefDir(dir)
 	if err != nil {
 		return err
 	}
