@@ -23,7 +23,7 @@ func usage() cli.Usage {
 		Name:     name,
 		Synopsis: "ctx capture [--from AGENT] [flags] [DIR]\nctx capture --all [--from AGENT] [flags]",
 		Summary:  "Pack the sessions coding agents keep in their own stores.",
-		Exits:    []string{"0 captured, or nothing new (a note says where it looked when no session was found)", "2"},
+		Exits:    []string{"0 captured, or nothing new (a note says where it looked when no session was found)", "2 a session could not be packed (the others are)"},
 		Args:     cli.MaxArgs(1, "ctx capture takes at most one project directory"),
 		Help: `Finds the sessions Claude Code, Codex and Gemini CLI keep for the project
 DIR (default: the current directory), or for every project with --all, in
@@ -44,8 +44,6 @@ ctx://<hex> is printed per pack stored. A session whose files are unchanged is n
 again (the stat cache), so a capture with nothing new stores nothing and
 exits 0; so does one that finds no session, with a note of where it
 looked. A line the agent is still writing waits for the next capture.
-
-Exit status: 0, or 2 when a session could not be packed (the others are).
 See docs/RESTORE.md.`,
 		Examples: `ctx capture                                  # this project's sessions, every agent
 ctx capture --from claude-code ~/src/app
